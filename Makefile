@@ -1,0 +1,83 @@
+# linkbot - one flat Makefile (no autotools).
+#
+#   make            build/linkbot
+#   make test       every test: C unit tests (cmocka, ASan+UBSan), edge JS
+#                   tests (node --test), integration tests against real servers
+#   make demo       crawl the demo site, publish into ./public, answer through
+#                   the local edge
+#   make bench      benchmarks; results go to bench/RESULTS.md by hand
+#   make fuzz       long fuzzing runs
+#   make clean
+#
+# Dependencies install themselves: every target depends on $(BUILD)/.deps,
+# which runs ci/install-deps (idempotent) when it is missing or older than
+# the package lists.
+
+BUILD    ?= build
+CC       ?= cc
+PKGS     := libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto \
+            gumbo openblas lapacke libutf8proc
+OPT      ?= -O2 -g
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lstemmer -lpthread -lm
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+
+SRC      := $(wildcard src/*/*.c)
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+SAN_OBJ  := $(SRC:%.c=$(BUILD)/san/%.o)
+MAIN_OBJ := $(BUILD)/src/main.o
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
+DEPS     := $(BUILD)/.deps
+
+.SECONDARY:
+.PHONY: all test unit-test edge-test integration-test demo bench fuzz clean deps
+all: $(BUILD)/linkbot
+
+deps: $(DEPS)
+$(DEPS): ci/install-deps package.json package-lock.json
+	@ci/install-deps
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/linkbot: $(MAIN_OBJ) $(OBJ) | $(DEPS)
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/%.o: %.c | $(DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(OPT) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/%.o: %.c | $(DEPS)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(SAN_OBJ) | $(DEPS)
+	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka
+
+test: $(BUILD)/linkbot $(UNIT_BIN)
+	@BUILD=$(BUILD) tests/run
+
+unit-test: $(UNIT_BIN)
+	@BUILD=$(BUILD) tests/run unit
+
+edge-test: $(DEPS)
+	@BUILD=$(BUILD) tests/run edge
+
+integration-test: $(BUILD)/linkbot
+	@BUILD=$(BUILD) tests/run integration
+
+demo: $(BUILD)/linkbot
+	@BUILD=$(BUILD) examples/demo.sh
+
+bench: $(BUILD)/linkbot
+	@BUILD=$(BUILD) bench/run
+
+fuzz: $(DEPS)
+	@BUILD=$(BUILD) tests/fuzz/run long
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -1,0 +1,28 @@
+/*
+ * candidates.h - the record between relate/ and assign/: for each source
+ * page, its top-M target pages by relatedness, best first.
+ *
+ * Row-major: entry j of source i is at i * m + j. A row with fewer than m
+ * candidates is padded with target LB_NO_TARGET and score 0. Targets are
+ * indexes into the endpoint's target list.
+ */
+#ifndef LINKBOT_CANDIDATES_H
+#define LINKBOT_CANDIDATES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LB_NO_TARGET UINT32_MAX
+
+struct lb_candidates {
+	size_t n_src;
+	size_t m;
+	uint32_t *target;	/* n_src * m */
+	float *score;		/* n_src * m, cosine similarity in [-1, 1] */
+};
+
+/* Allocates n_src * m entries, all padding. 0 or -1 (no memory). */
+int lb_candidates_init(struct lb_candidates *c, size_t n_src, size_t m);
+void lb_candidates_release(struct lb_candidates *c);
+
+#endif

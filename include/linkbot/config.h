@@ -1,0 +1,138 @@
+/*
+ * config.h - the configuration: what to crawl, how to group pages into sets,
+ * which endpoints to compute and where to publish them.
+ *
+ * Loaded from human-edited YAML (examples/linkbot.yaml is the commented
+ * reference). Loading validates everything up front; an error names the
+ * file, the line and what to change, and nothing has been touched.
+ *
+ *   struct lb_config *cfg;
+ *   if (config_load("linkbot.yaml", &cfg, &err) < 0) ...
+ *   ... read cfg (plain structs, read-only for everyone else) ...
+ *   config_free(cfg);
+ *
+ * The config owns every string and array in it.
+ */
+#ifndef LINKBOT_CONFIG_H
+#define LINKBOT_CONFIG_H
+
+#include <stddef.h>
+#include "linkbot/doc.h"
+#include "linkbot/error.h"
+
+enum lb_source_kind {
+	LB_SOURCE_SITEMAP_INDEX,	/* XML sitemap index (+ optional pattern) */
+	LB_SOURCE_SITEMAP,		/* XML sitemap (.xml or .xml.gz) */
+	LB_SOURCE_HTML_SITEMAP,		/* an HTML page whose links are pages */
+	LB_SOURCE_ROBOTS,		/* robots.txt: its Sitemap: lines */
+};
+
+struct lb_url_source {
+	enum lb_source_kind kind;
+	char *url;
+	char *pattern;		/* sitemap index only: which sub-sitemaps; may be NULL */
+	int line;
+};
+
+/* A named set of pages: URL patterns, see crawl/urlpattern.h. */
+struct lb_set {
+	char *name;
+	struct lb_strlist patterns;
+	int line;
+};
+
+enum lb_variant { LB_VARIANT_STANDARD, LB_VARIANT_ENTERPRISE };
+enum lb_ep_state { LB_EP_ACTIVE, LB_EP_PENDING, LB_EP_DISABLED };
+
+struct lb_endpoint {
+	char *id;			/* module_id (standard) or page_type (enterprise) */
+	enum lb_variant variant;
+	const struct lb_set *source;	/* borrowed from the client */
+	const struct lb_set *target;
+	int links;			/* links per page, L */
+	int min_incoming;		/* k */
+	int max_incoming;		/* 0 = no cap */
+	int random_completion;		/* fill with random links */
+	int multi_language;		/* pair only pages of one language */
+	int query_keep_all;		/* query_params: ["*"] */
+	struct lb_strlist query_params;	/* names that take part in page IDs */
+	struct lb_strlist extra_fields;	/* enterprise: extra index fields */
+	enum lb_ep_state state;
+	int line;
+};
+
+struct lb_client {
+	char *id;
+	struct lb_url_source *sources;
+	size_t n_sources;
+	struct lb_set *sets;
+	size_t n_sets;
+	struct lb_endpoint *endpoints;
+	size_t n_endpoints;
+	int line;
+};
+
+struct lb_module {
+	char *id;
+	char *from;		/* path prefix of the originating pages */
+	char *to;		/* path prefix of the target pages */
+	int links;
+	int line;
+};
+
+struct lb_project {
+	char *uuid;
+	const struct lb_client *client;	/* borrowed */
+	struct lb_strlist key_sha256;	/* hex SHA-256 of each API key */
+	struct lb_module *modules;
+	size_t n_modules;
+	int line;
+};
+
+struct lb_crawl_settings {
+	int pages_per_minute;	/* 60..240, per host */
+	char *bot_info_url;
+	int allow_private;	/* allow loopback/private addresses (tests) */
+	long max_pages;		/* cap on URLs per client per run */
+	long max_body_bytes;
+	int timeout_seconds;
+	int max_redirects;
+};
+
+struct lb_s3_settings {
+	char *endpoint;		/* https://s3.amazonaws.com, http://127.0.0.1:4569 */
+	char *region;
+	int path_style;
+};
+
+struct lb_config {
+	char *path;		/* the file it was loaded from */
+	char *store;		/* a directory, or s3://bucket/prefix */
+	struct lb_s3_settings s3;
+	char *state_dir;
+	struct lb_crawl_settings crawl;
+	struct lb_client *clients;
+	size_t n_clients;
+	struct lb_project *projects;
+	size_t n_projects;
+};
+
+int config_load(const char *path, struct lb_config **out,
+		struct lb_error *err);
+/* Parses YAML text; name is used in messages. */
+int config_parse(const char *name, const char *text, size_t len,
+		 struct lb_config **out, struct lb_error *err);
+void config_free(struct lb_config *cfg);
+
+const struct lb_client *config_client(const struct lb_config *cfg,
+				      const char *id);
+const struct lb_endpoint *config_endpoint(const struct lb_client *client,
+					  const char *id);
+
+/* 1 if s is a valid client or endpoint id: [a-z0-9][a-z0-9_-]{0,63}. */
+int config_valid_id(const char *s);
+
+const char *config_variant_name(enum lb_variant v);
+const char *config_state_name(enum lb_ep_state s);
+
+#endif

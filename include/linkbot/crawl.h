@@ -1,0 +1,51 @@
+/*
+ * crawl.h - stage 1: from the client's URL sources to pages in the corpus.
+ *
+ * Reads the sources (sitemap index, sitemap, HTML sitemap, robots.txt),
+ * keeps the URLs that belong to one of the client's sets, fetches them
+ * politely with libcurl (robots.txt, rate, redirects, noindex), extracts
+ * each page with extract/ and stores it in the corpus.
+ * Failed pages are data: counted in the stats, never an error. Only the
+ * environment (state store, memory) makes crawl_client() fail.
+ */
+#ifndef LINKBOT_CRAWL_H
+#define LINKBOT_CRAWL_H
+
+#include <stdio.h>
+#include "linkbot/config.h"
+#include "linkbot/corpus.h"
+#include "linkbot/error.h"
+
+struct lb_crawl_opts {
+	int force;		/* recrawl even if done today */
+	const char *urls_file;	/* side crawl: only these URLs (one per line) */
+	int no_rate_limit;	/* benchmarks only */
+	int progress;		/* draw a progress bar (stderr is a TTY) */
+};
+
+struct lb_crawl_stats {
+	long urls_seen;		/* from the sources */
+	long fetched;
+	long indexed;
+	long not_modified;
+	long excluded;		/* out of set, noindex, robots, 4xx */
+	long failed;		/* 5xx, network: previous version kept */
+	long removed;
+};
+
+int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
+		 struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		 struct lb_crawl_stats *stats, struct lb_error *err);
+
+/* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static. */
+const char *crawl_user_agent(const struct lb_config *cfg);
+
+/*
+ * Fetches one URL and extracts it (linkbot inspect). *body_out may be NULL.
+ * status and final URL are reported; doc->noindex covers X-Robots-Tag too.
+ */
+int crawl_fetch_one(const struct lb_config *cfg, const char *url,
+		    struct lb_doc *doc, int *status, char **final_url,
+		    struct lb_error *err);
+
+#endif

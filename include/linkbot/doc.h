@@ -1,0 +1,92 @@
+/*
+ * doc.h - the record of one page as extracted: the fields of a link object
+ * (SPEC 2.3) plus the text that relatedness is computed from.
+ *
+ * Produced by extract/, stored by the corpus between runs, read by relate/
+ * (text, title, description, url_path) and publish/ (every field).
+ * A NULL string or an empty list means "no data found at crawl time"; an
+ * empty string is never stored. A doc owns all its strings.
+ */
+#ifndef LINKBOT_DOC_H
+#define LINKBOT_DOC_H
+
+#include <stddef.h>
+#include "linkbot/error.h"
+
+struct lb_strlist {
+	char **v;
+	size_t n;
+};
+
+/* Where a field's value came from (SPEC 1.9 precedence, highest first). */
+enum lb_source {
+	LB_SRC_NONE = 0,
+	LB_SRC_H1,
+	LB_SRC_JSONLD,
+	LB_SRC_OPENGRAPH,
+	LB_SRC_META,
+	LB_SRC_BODY,
+	LB_SRC_URL,
+	LB_SRC_DERIVED,
+};
+
+/* The single-valued string fields, in output order. X(name) */
+#define LB_DOC_STR_FIELDS(X)                                             \
+	X(title)                                                         \
+	X(description)                                                   \
+	X(image_url)                                                     \
+	X(language)                                                      \
+	X(location)                                                      \
+	X(published_time)                                                \
+	X(read_time)                                                     \
+	X(url)                                                           \
+	X(url_path)                                                      \
+	X(url_qs_params)
+
+/* The list fields. X(name) */
+#define LB_DOC_LIST_FIELDS(X)                                            \
+	X(author)                                                        \
+	X(category)
+
+enum lb_doc_field {
+#define LB_DOC_FIELD_ENUM(name) LB_F_##name,
+	LB_DOC_STR_FIELDS(LB_DOC_FIELD_ENUM)
+	LB_DOC_LIST_FIELDS(LB_DOC_FIELD_ENUM)
+#undef LB_DOC_FIELD_ENUM
+	LB_F_text,
+	LB_F__COUNT
+};
+
+struct lb_doc {
+#define LB_DOC_STR_MEMBER(name) char *name;
+	LB_DOC_STR_FIELDS(LB_DOC_STR_MEMBER)
+#undef LB_DOC_STR_MEMBER
+#define LB_DOC_LIST_MEMBER(name) struct lb_strlist name;
+	LB_DOC_LIST_FIELDS(LB_DOC_LIST_MEMBER)
+#undef LB_DOC_LIST_MEMBER
+	char *text;		/* plain text, UTF-8, white space normalised */
+	int noindex;		/* robots meta said noindex for us */
+	enum lb_source src[LB_F__COUNT];	/* provenance, for inspect */
+};
+
+void lb_doc_init(struct lb_doc *doc);
+void lb_doc_release(struct lb_doc *doc);
+
+const char *lb_doc_field_name(enum lb_doc_field f);
+const char *lb_source_name(enum lb_source s);
+
+/* Appends a copy of s to the list (ignores NULL/empty and duplicates). */
+int lb_strlist_add(struct lb_strlist *l, const char *s, struct lb_error *err);
+void lb_strlist_release(struct lb_strlist *l);
+
+/*
+ * The doc as a JSON object string (every field; lists as arrays; absent
+ * fields omitted), and back. Used by the corpus to store docs and by
+ * inspect. Caller frees the string / releases the doc.
+ */
+char *lb_doc_to_json(const struct lb_doc *doc, int with_text,
+		     int with_sources);
+int lb_doc_from_json(const char *json, struct lb_doc *doc,
+		     struct lb_error *err);
+
+#endif

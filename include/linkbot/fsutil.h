@@ -1,0 +1,36 @@
+/*
+ * fsutil.h - files written whole or not at all, and bounded reads.
+ *
+ * lb_file_write_atomic() writes name.tmp, flushes it to disk, then renames it
+ * over name (git lockfile.h), so a reader sees the old file or the new one,
+ * never half of one, even if the process is killed.
+ */
+#ifndef LINKBOT_FSUTIL_H
+#define LINKBOT_FSUTIL_H
+
+#include <stddef.h>
+#include "linkbot/error.h"
+
+/* mkdir -p; mode 0755. */
+int lb_mkdirs(const char *path, struct lb_error *err);
+
+/* mkdir -p of the directory part of path. */
+int lb_mkdirs_parent(const char *path, struct lb_error *err);
+
+int lb_file_write_atomic(const char *path, const void *data, size_t len,
+			 struct lb_error *err);
+
+/*
+ * Reads a whole file, at most cap bytes (LB_ETOOBIG beyond). *out is
+ * NUL-terminated and owned by the caller. A missing file is LB_ENOTFOUND.
+ */
+int lb_file_read(const char *path, size_t cap, char **out, size_t *len,
+		 struct lb_error *err);
+
+/* 1 if path exists, 0 otherwise. */
+int lb_file_exists(const char *path);
+
+/* Joins two path parts with one '/'; caller frees. NULL on no memory. */
+char *lb_path_join(const char *a, const char *b);
+
+#endif

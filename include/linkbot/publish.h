@@ -1,0 +1,44 @@
+/*
+ * publish.h - stage 6: push one folder of rendered objects (an endpoint or
+ * a project) to the store, incrementally and never half-written.
+ *
+ *   struct lb_publish *p = publish_new("demo/blog");
+ *   publish_add(p, "pages/<id>.json", gz, len, &meta, &err);   (copies)
+ *   publish_commit(p, st, dry_run, &stats, &err);
+ *   publish_free(p);
+ *
+ * publish_commit() reads the folder's manifest.json, uploads the objects
+ * whose bytes changed, deletes the ones no longer produced, then writes the
+ * new manifest last. Descriptor objects (endpoint.json) are put by the
+ * caller after the commit so that the edge sees data before the state.
+ */
+#ifndef LINKBOT_PUBLISH_H
+#define LINKBOT_PUBLISH_H
+
+#include <stddef.h>
+#include "linkbot/error.h"
+#include "linkbot/store.h"
+
+struct lb_publish;
+
+struct lb_publish_stats {
+	long objects;
+	long uploaded;
+	long deleted;
+	long unchanged;
+	long long bytes_uploaded;
+};
+
+struct lb_publish *publish_new(const char *folder);
+void publish_free(struct lb_publish *p);
+int publish_add(struct lb_publish *p, const char *key, const void *data,
+		size_t len, const struct lb_object_meta *meta,
+		struct lb_error *err);
+int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
+		   struct lb_publish_stats *stats, struct lb_error *err);
+
+/* gzip data (deterministic: no name, no time); *out owned by caller. */
+int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
+	    struct lb_error *err);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * store.h - where answers are published: a directory or an S3-compatible
+ * bucket, with one layout (docs/store.md).
+ *
+ *   store_open(cfg, "public" or "s3://bucket/prefix", &st, &err)
+ *   store_put()/store_get()/store_delete()/store_list() ...
+ *   store_flush(st, &err)     waits for every queued operation
+ *   store_free(st)
+ *
+ * Keys are relative to the store's root or prefix. Puts and deletes may be
+ * queued and run concurrently (S3); store_flush() reports the first failure.
+ * A directory store writes each object atomically (tmp + rename) with its
+ * headers in a sidecar the edge does not need (gzip is implied by the key).
+ */
+#ifndef LINKBOT_STORE_H
+#define LINKBOT_STORE_H
+
+#include <stddef.h>
+#include "linkbot/config.h"
+#include "linkbot/error.h"
+
+struct lb_store;
+
+struct lb_object_meta {
+	const char *content_type;	/* "application/json" */
+	const char *content_encoding;	/* "gzip" or NULL */
+	const char *cache_control;	/* "public, max-age=86400" or NULL */
+};
+
+int store_open(const struct lb_config *cfg, const char *location,
+	       struct lb_store **out, struct lb_error *err);
+void store_free(struct lb_store *st);
+
+int store_put(struct lb_store *st, const char *key, const void *data,
+	      size_t len, const struct lb_object_meta *meta,
+	      struct lb_error *err);
+/* *data is owned by the caller; LB_ENOTFOUND if the key does not exist. */
+int store_get(struct lb_store *st, const char *key, char **data,
+	      size_t *len, struct lb_error *err);
+int store_delete(struct lb_store *st, const char *key,
+		 struct lb_error *err);
+typedef int (*store_list_fn)(const char *key, void *arg);
+int store_list(struct lb_store *st, const char *prefix, store_list_fn fn,
+	       void *arg, struct lb_error *err);
+int store_flush(struct lb_store *st, struct lb_error *err);
+
+/* "dir:/abs/path" or "s3://bucket/prefix", for messages. */
+const char *store_describe(const struct lb_store *st);
+
+#endif

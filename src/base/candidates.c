@@ -1,0 +1,30 @@
+/* candidates.c - the relate -> assign record; see candidates.h. */
+#include <stdlib.h>
+
+#include "linkbot/candidates.h"
+
+int lb_candidates_init(struct lb_candidates *c, size_t n_src, size_t m)
+{
+	size_t i, n = n_src * m;
+
+	c->n_src = n_src;
+	c->m = m;
+	c->target = malloc((n ? n : 1) * sizeof(*c->target));
+	c->score = calloc(n ? n : 1, sizeof(*c->score));
+	if (c->target == NULL || c->score == NULL) {
+		lb_candidates_release(c);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		c->target[i] = LB_NO_TARGET;
+	return 0;
+}
+
+void lb_candidates_release(struct lb_candidates *c)
+{
+	free(c->target);
+	free(c->score);
+	c->target = NULL;
+	c->score = NULL;
+	c->n_src = c->m = 0;
+}

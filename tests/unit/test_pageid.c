@@ -1,0 +1,106 @@
+/* Page ID contract: every vector of tests/data/page-id/vectors.json. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "linkbot/fsutil.h"
+#include "linkbot/pageid.h"
+
+static cJSON *vectors;
+
+static int load(void **state)
+{
+	struct lb_error err;
+	char *text = NULL;
+
+	(void)state;
+	lb_error_init(&err);
+	if (lb_file_read("tests/data/page-id/vectors.json", 1 << 20, &text,
+			 NULL, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	vectors = cJSON_Parse(text);
+	free(text);
+	return vectors ? 0 : -1;
+}
+
+static int unload(void **state)
+{
+	(void)state;
+	cJSON_Delete(vectors);
+	return 0;
+}
+
+static void test_vectors(void **state)
+{
+	const cJSON *v, *names;
+	int count = 0;
+
+	(void)state;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(vectors, "vectors")) {
+		const char *in = cJSON_GetObjectItem(v, "input")->valuestring;
+		const char *key = cJSON_GetObjectItem(v, "key")->valuestring;
+		const char *id = cJSON_GetObjectItem(v, "id")->valuestring;
+		const char *list[16];
+		struct lb_qrule rule = { 0, list, 0 };
+		struct lb_error err;
+		char *got = NULL, gid[LB_PAGEID_LEN + 1];
+		const cJSON *n;
+
+		lb_error_init(&err);
+		names = cJSON_GetObjectItem(v, "query_params");
+		cJSON_ArrayForEach(n, names) {
+			if (strcmp(n->valuestring, "*") == 0)
+				rule.keep_all = 1;
+			else
+				list[rule.n_names++] = n->valuestring;
+		}
+		if (pageid_normalize(in, &rule, &got, &err) < 0)
+			fail_msg("'%s' refused: %s", in, err.msg);
+		if (strcmp(got, key) != 0)
+			fail_msg("'%s': key '%s', expected '%s'", in, got, key);
+		pageid_hash(got, gid);
+		assert_string_equal(gid, id);
+		free(got);
+		count++;
+	}
+	assert_true(count > 20);
+}
+
+static void test_invalid(void **state)
+{
+	const cJSON *v;
+	int count = 0;
+
+	(void)state;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(vectors, "invalid")) {
+		const char *in = cJSON_GetObjectItem(v, "input")->valuestring;
+		struct lb_error err;
+		char *got = NULL;
+
+		lb_error_init(&err);
+		if (pageid_normalize(in, NULL, &got, &err) == 0)
+			fail_msg("'%s' accepted as '%s'", in, got);
+		assert_int_equal(err.code, LB_EINVALID);
+		assert_null(got);
+		count++;
+	}
+	assert_true(count > 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_invalid),
+	};
+
+	return cmocka_run_group_tests(tests, load, unload);
+}
