@@ -584,9 +584,11 @@ static int parse_client(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
 	cl->sources = calloc(count, sizeof(*cl->sources));
 	if (cl->sources == NULL)
 		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
-	for (i = 0; i < count; i++, cl->n_sources++)
+	for (i = 0; i < count; i++) {
+		cl->n_sources++;	/* counted first: freed even if it fails */
 		if (parse_source(c, node(c, items[i]), &cl->sources[i]) < 0)
 			return -1;
+	}
 	if (parse_sets(c, get(c, n, "sets"), cl) < 0)
 		return -1;
 	if (get_seq(c, n, "endpoints", &items, &count) < 0)
