@@ -45,7 +45,7 @@ show() {
 	python3 -m json.tool "$work/body" | head -${LINES_SHOWN:-40}
 }
 show "http://127.0.0.1:$EDGE_PORT/demo/blog-to-blog/related-links?url=$page"
-LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/il/demo/blog/related-links?url=/blog/sql-syntax/"
+LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/il/demo/blog/related-links?url=/blog/aggregate-functions/"
 LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/api/il/related-links/demo-project?url=/blog/creating-a-database/" \
 	-H "Authorization: Bearer secret"
 
