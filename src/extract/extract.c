@@ -197,8 +197,9 @@ int extract_html(const char *html, size_t len, const char *page_url,
 		 const char *charset, struct lb_doc *doc, struct lb_error *err)
 {
 	struct x_ctx x;
-	const char *utf8;
-	size_t ulen;
+	const char *utf8 = NULL;
+	char *limited = NULL;
+	size_t ulen, llen = 0;
 	int own = 0, rc = -1;
 	char used[48];
 
@@ -213,6 +214,17 @@ int extract_html(const char *html, size_t len, const char *page_url,
 	if (x_to_utf8(html, len, charset, &utf8, &ulen, &own, used) < 0) {
 		x_oom(&x);
 		goto out;
+	}
+	if (x_limit_html(utf8, ulen, &limited, &llen) < 0) {
+		x_oom(&x);
+		goto out;
+	}
+	if (limited != NULL) {
+		if (own)
+			free((char *)utf8);
+		utf8 = limited;
+		ulen = llen;
+		own = 1;
 	}
 	if (x_html_scan(utf8, ulen, page_url, &x) < 0)
 		goto out;

@@ -24,7 +24,7 @@
 #include "linkbot/error.h"
 
 /* Caps: what one page can make us hold or do. */
-#define X_MAX_HTML	(8u << 20)	/* bytes of HTML parsed; the rest is cut */
+#define X_MAX_HTML	(4u << 20)	/* bytes of HTML parsed; the rest is cut */
 #define X_MAX_TEXT	(256u << 10)	/* bytes of text kept */
 #define X_MAX_FIELD	2048u		/* bytes of a one-line field */
 #define X_MAX_URL	2048u		/* bytes of a URL */
@@ -34,6 +34,7 @@
 #define X_MAX_JSONLD_DEPTH 32		/* nesting of one JSON-LD block */
 #define X_MAX_JSONLD_NODES 512		/* objects looked at per page */
 #define X_MAX_DEPTH	512		/* element nesting kept by the parser */
+#define X_MAX_ATTRS	128		/* attributes kept per tag */
 #define X_WPM		230		/* reading speed for read_time */
 
 #define X_NSRC (LB_SRC_BODY + 1)
@@ -132,6 +133,11 @@ void x_jsonld_add(struct x_jsonld *j, const char *s, size_t n);
 /* Offers the candidates of every kept block to x (source LB_SRC_JSONLD). */
 int x_jsonld_offer(struct x_jsonld *j, struct x_ctx *x);
 void x_jsonld_free(struct x_jsonld *j);
+
+/* limit.c: drops tags beyond X_MAX_DEPTH and attributes beyond
+ * X_MAX_ATTRS; *out is NULL if nothing was dropped, else a new buffer.
+ * -1 on out of memory. */
+int x_limit_html(const char *s, size_t n, char **out, size_t *outlen);
 
 /* html.c: parses utf8 with gumbo and offers every candidate it finds. */
 int x_html_scan(const char *utf8, size_t len, const char *page_url,

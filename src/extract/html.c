@@ -172,7 +172,8 @@ static int style_hides(const char *style)
 static const char *const hiding_classes[] = {
 	"hidden", "d-none", "sr-only", "visually-hidden", "screen-reader-text",
 	"screen-reader-only", "is-hidden", "u-hidden", "invisible", "hide",
-	"element-invisible", "a11y-hidden", NULL,
+	"element-invisible", "a11y-hidden", "headerlink", "hash-link",
+	"anchorjs-link", NULL,
 };
 
 static int is_hidden(const GumboNode *n)
