@@ -12,7 +12,9 @@
  * Everything else matches itself: the path case-sensitively, scheme and host
  * case-insensitively. The whole URL must match, not a prefix of it.
  * Trailing '/' is not significant (the page ID ignores it too): `/blog/{slug}`
- * and `/blog/{slug}/` both match `/blog/a` and `/blog/a/`.
+ * and `/blog/{slug}/` both match `/blog/a` and `/blog/a/`; and since `/docs/`
+ * is `/docs`, the pattern `/docs/<star>` matches the pages below /docs/ but
+ * not /docs/ itself.
  * Without a '?' in the pattern the URL's query is ignored; with one, the
  * query is matched by the part after the '?' ("" matches no query only).
  * A fragment is never part of the match.
