@@ -14,7 +14,9 @@
  *   3. q = 2 times: Z = qr(X^T Q); Q = qr(X Z)  (sharpens the spectrum).
  *   4. Bt = X^T Q (V x l), so X ~ Q B with B = Bt^T.
  *   5. G = B B^T (l x l, double) = U_B S^2 U_B^T by dsyevd.
- *   6. page vectors = Q U_B[:, top k] S_k, rows made unit length.
+ *   6. page vectors = Q U_B[:, top k] S_k, centred (the mean page is
+ *      subtracted: what every page shares says nothing about which pages
+ *      are related), rows made unit length.
  * X stays sparse: products with it cost nnz * l. QR and the small
  * eigenproblem go to LAPACKE, the dense products to OpenBLAS.
  *
@@ -199,6 +201,17 @@ int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
 		}
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k,
 		    (int)l, 1.0f, y, (int)l, ub, (int)k, 0.0f, res, (int)k);
+	/* centre: the mean page is what every page shares; without it the
+	 * cosines measure what sets pages apart */
+	for (j = 0; j < k; j++) {
+		double mu = 0;
+
+		for (i = 0; i < n; i++)
+			mu += res[i * k + j];
+		mu /= (double)n;
+		for (i = 0; i < n; i++)
+			res[i * k + j] -= (float)mu;
+	}
 	rows_normalize(res, n, k);
 	*kp = k;
 	*out = res;

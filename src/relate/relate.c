@@ -10,6 +10,7 @@
  * so ties still go to the lower target index.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,10 +41,12 @@ int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
 	return 0;
 }
 
-/* LSA dimensions for n pages when the caller did not choose. */
+/* LSA dimensions for n pages when the caller did not choose: 2 sqrt(n),
+ * within [16, 256] (bench/RESULTS.md: small sites lose precision with
+ * more dimensions, because rare terms come back as noise). */
 static size_t auto_dim(size_t n)
 {
-	size_t k = n / 8;
+	size_t k = (size_t)(2 * sqrt((double)n));
 
 	if (k < 16)
 		k = 16;
