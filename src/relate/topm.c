@@ -23,7 +23,8 @@
  * Selection: a bounded min-heap of M (score, target) per row, the root the
  * worst; the order is total (score, then lower target wins), so the result
  * does not depend on the order in which candidates arrive. The scan keeps
- * the root score as a threshold, so almost every score costs one compare.
+ * the root score as a threshold, so almost every score costs one compare;
+ * with AVX2 (checked at run time) one compare covers 8 or 16 scores.
  *
  * Threads: each thread takes work items from an atomic counter and owns a
  * private set of heaps for the rows in range; the heaps are merged at the
@@ -45,7 +46,9 @@
 #include "linkbot/relate.h"
 #include "relate_int.h"
 
+#ifndef BLK
 #define BLK 512
+#endif
 
 struct heap_set {
 	size_t m;
@@ -113,6 +116,7 @@ struct job {
 	const long *self;
 	size_t row_begin, row_end;
 	int symmetric;
+	int avx2;		/* use the AVX2 scans */
 	size_t nb_src, nb_tgt;	/* blocks */
 	size_t n_items;
 	size_t *items;		/* pairs (bi_, bj_) encoded bi_ * nb_tgt + bj_ */
@@ -120,24 +124,116 @@ struct job {
 	struct heap_set *heaps;	/* one per thread */
 };
 
-static void feed_row(struct heap_set *h, size_t r, const float *c,
-		     size_t n, uint32_t j0, long skip)
+/* Offer score s of target t to row r's heap; updates the floor. */
+static inline void offer(struct heap_set *h, size_t r, float s, uint32_t t,
+			 float *fl)
 {
 	float *hs = h->score + r * h->m;
 	uint32_t *ht = h->tgt + r * h->m;
-	uint32_t *cnt = h->n + r;
-	float fl = heap_floor(hs, *cnt, h->m);
+
+	heap_push(hs, ht, h->n + r, h->m, s, t);
+	*fl = heap_floor(hs, h->n[r], h->m);
+}
+
+/*
+ * Row feed: scores c[0..n) of targets j0.. for heap row r, skipping
+ * target skip. The scalar loop is the reference; the AVX2 one below skips
+ * 16 scores at a time when none reaches the floor (the common case once
+ * the heap is full) and then does exactly what the scalar loop does.
+ */
+static void feed_row(struct heap_set *h, size_t r, const float *c,
+		     size_t n, uint32_t j0, long skip)
+{
+	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
 	size_t j;
 
 	for (j = 0; j < n; j++) {
-		if (c[j] < fl)
-			continue;
-		if ((long)(j0 + j) == skip || isnan(c[j]))
-			continue;
-		heap_push(hs, ht, cnt, h->m, c[j], (uint32_t)(j0 + j));
-		fl = heap_floor(hs, *cnt, h->m);
+		if (!(c[j] >= fl) || (long)(j0 + j) == skip)
+			continue;	/* (NaN fails >=) */
+		offer(h, r, c[j], (uint32_t)(j0 + j), &fl);
 	}
 }
+
+/*
+ * Column feed: one row of C (source row `src` of block I) offered to the
+ * heaps of the block's columns, rows j0 + j; fl[j] is each column's floor
+ * (INFINITY for rows outside the range). The skip test uses self.
+ */
+static void feed_cols(struct heap_set *h, const float *ci, size_t n,
+		      size_t j0, size_t rb, uint32_t src, const long *self,
+		      float *fl)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!(ci[j] >= fl[j]))
+			continue;
+		if (self && self[j0 + j] == (long)src)
+			continue;
+		offer(h, j0 + j - rb, ci[j], src, &fl[j]);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+
+__attribute__((target("avx2")))
+static void feed_row_avx2(struct heap_set *h, size_t r, const float *c,
+			  size_t n, uint32_t j0, long skip)
+{
+	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
+	size_t j = 0;
+
+	for (; j + 16 <= n; j += 16) {
+		__m256 f = _mm256_set1_ps(fl);
+		unsigned mask =
+			(unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+				_mm256_loadu_ps(c + j), f, _CMP_GE_OQ)) |
+			(unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+				_mm256_loadu_ps(c + j + 8), f, _CMP_GE_OQ))
+				<< 8;
+
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+
+			mask &= mask - 1;
+			if (!(c[k] >= fl) || (long)(j0 + k) == skip)
+				continue;
+			offer(h, r, c[k], (uint32_t)(j0 + k), &fl);
+		}
+	}
+	for (; j < n; j++) {
+		if (!(c[j] >= fl) || (long)(j0 + j) == skip)
+			continue;
+		offer(h, r, c[j], (uint32_t)(j0 + j), &fl);
+	}
+}
+
+__attribute__((target("avx2")))
+static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
+			   size_t j0, size_t rb, uint32_t src,
+			   const long *self, float *fl)
+{
+	size_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+			_mm256_loadu_ps(ci + j), _mm256_loadu_ps(fl + j),
+			_CMP_GE_OQ));
+
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+
+			mask &= mask - 1;
+			if (self && self[j0 + k] == (long)src)
+				continue;
+			offer(h, j0 + k - rb, ci[k], src, &fl[k]);
+		}
+	}
+	feed_cols(h, ci + j, n - j, j0 + j, rb, src, self, fl + j);
+}
+#endif
 
 static void *worker(void *arg)
 {
@@ -156,6 +252,7 @@ static void *worker(void *arg)
 		size_t bi = jb->n_src - i0 < BLK ? jb->n_src - i0 : BLK;
 		size_t bj = jb->n_tgt - j0 < BLK ? jb->n_tgt - j0 : BLK;
 		size_t i, j;
+		long skip;
 
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
 			    (int)bi, (int)bj, (int)jb->d, 1.0f,
@@ -168,10 +265,18 @@ static void *worker(void *arg)
 
 			if (row < jb->row_begin || row >= jb->row_end)
 				continue;
+			skip = jb->self ? jb->self[row] :
+			       jb->symmetric ? (long)row : -1;
+#ifdef HAVE_AVX2_PATH
+			if (jb->avx2) {
+				feed_row_avx2(h, row - jb->row_begin,
+					      c + i * bj, bj, (uint32_t)j0,
+					      skip);
+				continue;
+			}
+#endif
 			feed_row(h, row - jb->row_begin, c + i * bj, bj,
-				 (uint32_t)j0,
-				 jb->self ? jb->self[row] :
-				 (jb->symmetric ? (long)row : -1));
+				 (uint32_t)j0, skip);
 		}
 		if (!jb->symmetric || bi_ == bj_)
 			continue;
@@ -191,22 +296,17 @@ static void *worker(void *arg)
 			}
 		}
 		for (i = 0; i < bi; i++) {
-			const float *ci = c + i * bj;
-
-			for (j = 0; j < bj; j++) {
-				size_t r;
-
-				if (ci[j] < fl[j] || isnan(ci[j]))
-					continue;
-				if (jb->self && jb->self[j0 + j] == (long)(i0 + i))
-					continue;
-				r = j0 + j - jb->row_begin;
-				heap_push(h->score + r * h->m,
-					  h->tgt + r * h->m, h->n + r, h->m,
-					  ci[j], (uint32_t)(i0 + i));
-				fl[j] = heap_floor(h->score + r * h->m,
-						   h->n[r], h->m);
+#ifdef HAVE_AVX2_PATH
+			if (jb->avx2) {
+				feed_cols_avx2(h, c + i * bj, bj, j0,
+					       jb->row_begin,
+					       (uint32_t)(i0 + i), jb->self,
+					       fl);
+				continue;
 			}
+#endif
+			feed_cols(h, c + i * bj, bj, j0, jb->row_begin,
+				  (uint32_t)(i0 + i), jb->self, fl);
 		}
 	}
 out:
@@ -290,6 +390,10 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	jb.row_begin = row_begin;
 	jb.row_end = row_end;
 	jb.symmetric = src == tgt && n_src == n_tgt;
+#ifdef HAVE_AVX2_PATH
+	__builtin_cpu_init();
+	jb.avx2 = __builtin_cpu_supports("avx2") && !getenv("LINKBOT_NO_AVX2");
+#endif
 	jb.nb_src = (n_src + BLK - 1) / BLK;
 	jb.nb_tgt = (n_tgt + BLK - 1) / BLK;
 	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));

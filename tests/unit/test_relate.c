@@ -120,6 +120,12 @@ static void test_topm_symmetric(void **state)
 				     &err), 0);
 	check_brute(v, n, v, n, d, NULL, m, &c, 0);
 	lb_candidates_release(&c);
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, v, n, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	unsetenv("LINKBOT_NO_AVX2");
+	check_brute(v, n, v, n, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
 	free(v);
 }
 
@@ -143,6 +149,14 @@ static void shards_equal(int sym)
 				     &err), 0);
 	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 1, &one,
 				     &err), 0);
+	assert_memory_equal(all.target, one.target, n * m * 4);
+	assert_memory_equal(all.score, one.score, n * m * 4);
+	lb_candidates_release(&one);
+	/* the scalar scan gives what the AVX2 scan gives */
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2, &one,
+				     &err), 0);
+	unsetenv("LINKBOT_NO_AVX2");
 	assert_memory_equal(all.target, one.target, n * m * 4);
 	assert_memory_equal(all.score, one.score, n * m * 4);
 	for (k = 2; k <= 4; k++) {
