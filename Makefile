@@ -60,7 +60,7 @@ $(BUILD)/san/liblinkbot.a: $(SAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/liblinkbot.a | $(DEPS)
-	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka
+	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka -lglpk
 
 test: $(BUILD)/linkbot $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run
