@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/edge-checks.sh
 
 store=$(mktemp -d /tmp/lb-edge-store.XXXXXX)
-trap 'edge_stop; rm -rf "$store"' EXIT
+trap 'edge_stop; rm -rf "$store"; edge_checks_cleanup' EXIT
 
 edge_fixture_store "$store" || exit 1
 edge_start "$store" || exit 1

@@ -4,6 +4,7 @@
 #
 #   . tests/lib/edge-checks.sh
 #   edge_checks            uses $EDGE_URL, $EDGE_PREFIX; sets $fails
+#   edge_checks_cleanup    (in the caller's EXIT trap)
 
 fails=0
 _t=$(mktemp -d /tmp/lb-edge-checks.XXXXXX)
@@ -236,5 +237,6 @@ edge_checks() {
 	grep -q 'a-post' "$log" && fail "unindexed.log records an indexed page"
 	grep -rq 'test-key-1' "$EDGE_PREFIX/logs" && fail "the API key appears in a log"
 	ok "side-crawl log"
-	rm -rf "$_t"
 }
+
+edge_checks_cleanup() { rm -rf "$_t"; }
