@@ -157,7 +157,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assignment asg = { 0 };
 	struct lb_assign_stats st;
 	struct lb_relate_input in;
-	struct lb_relate_opts ropts = { CANDIDATES_PER_SOURCE };
+	struct lb_relate_opts ropts;
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
@@ -190,6 +190,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 
 	log_stage("relate");
+	memset(&ropts, 0, sizeof(ropts));
+	ropts.m = CANDIDATES_PER_SOURCE;
 	in.src = src.docs;
 	in.n_src = src.n;
 	in.tgt = tgt.docs;

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/nginx.sh
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 tmp=$(mktemp -d)
-trap 'lb_cleanup; rm -rf "$tmp"' EXIT
+trap 'lb_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 port=$(lb_free_port)
@@ -107,5 +107,5 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 3 ] || fail "bad config exit $rc"
-grep -q "bad.yaml:15: unknown key 'endpionts'.*did you mean 'endpoints'" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "bad config message"; }
+grep -q "bad.yaml:12: unknown key 'endpionts'.*did you mean 'endpoints'" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "bad config message"; }
 echo "pipeline: ok"

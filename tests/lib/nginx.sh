@@ -28,13 +28,16 @@ lb_wait_port() {
 }
 
 lb_nginx_start() {
-	local dir=$1 http=$2 modules=""
+	local dir=$1 http=$2 modules="" user=""
 	mkdir -p "$dir/logs" "$dir/tmp"
+	# As root, workers would run as nobody and not read private temp dirs.
+	if [ "$(id -u)" -eq 0 ]; then user="user root;"; fi
 	if [[ $http == *js_* ]]; then
 		modules="load_module /usr/lib/nginx/modules/ngx_http_js_module.so;"
 	fi
 	cat >"$dir/nginx.conf" <<CONF
 $modules
+$user
 worker_processes 1;
 pid $dir/nginx.pid;
 error_log $dir/logs/error.log warn;
