@@ -47,6 +47,8 @@
 #define MAX_SITEMAPS 1000
 #define MAX_SITEMAP_DEPTH 3
 #define URLS_FILE_MAX ((size_t)64 << 20)
+/* an unchanged sitemap lastmod is trusted for this long, then revalidated */
+#define LASTMOD_TRUST (7 * 86400)
 
 enum job_kind { J_ROBOTS, J_SRC_ROBOTS, J_SRC_SITEMAP, J_SRC_HTML, J_PAGE };
 
@@ -748,9 +750,10 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 {
 	int rc = 0;
 
-	if (res->error == FE_OK || res->error == FE_TOOBIG ||
-	    res->error == FE_TYPE)
-		c->st->fetched++;
+	if ((res->error == FE_OK || res->error == FE_TOOBIG ||
+	     res->error == FE_TYPE) &&
+	    !(res->status >= 300 && res->status < 400 && res->status != 304))
+		c->st->fetched++;	/* pages, not redirect hops */
 	switch (res->error) {
 	case FE_REFUSED:
 		rc = page_exclude(c, j, 0, req->url, res->msg);
@@ -995,7 +998,8 @@ static int crawl_pages(struct crawl *c)
 			continue;	/* done earlier in this run */
 		}
 		if (st.live && k->lastmod != NULL && st.lastmod != NULL &&
-		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force) {
+		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force &&
+		    c->now - st.fetched_at < LASTMOD_TRUST) {
 			/* unchanged per the sitemap: no fetch */
 			if (sets_of(c, k->url, st.final_url ? st.final_url :
 				    k->url, &sets) < 0 ||
