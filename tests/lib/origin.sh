@@ -21,7 +21,8 @@
 # nginx runs in the foreground of its own master process, started by this
 # script and stopped by its pid only; its logs are in WORKDIR/logs: each line
 # of access.log is
-#   MSEC "GET /path HTTP/1.1" STATUS BYTES "USER-AGENT" "IF-NONE-MATCH" "IF-MODIFIED-SINCE"
+#   MSEC "GET /path HTTP/1.1" STATUS BYTES "USER-AGENT" "IF-NONE-MATCH" "IF-MODIFIED-SINCE" SECONDS
+# (MSEC is when the answer ended; minus SECONDS, when the request started)
 
 origin__free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -66,7 +67,7 @@ http {
 	# If-None-Match / If-Modified-Since (tests read it)
 	log_format origin '\$msec "\$request" \$status \$body_bytes_sent '
 			  '"\$http_user_agent" "\$http_if_none_match" '
-			  '"\$http_if_modified_since"';
+			  '"\$http_if_modified_since" \$request_time';
 	access_log $work/logs/access.log origin;
 	client_body_temp_path $work/tmp/body;
 	proxy_temp_path $work/tmp/proxy;

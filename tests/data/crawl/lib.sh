@@ -83,3 +83,43 @@ hits() {
 log_lines() {
 	wc -l < "$ORIGIN_WORK/logs/access.log"
 }
+
+# make_site DIR N [SLOW]: a blog of N pages /blog/post-I/ listed in
+# /sitemap.xml (with lastmod), robots.txt allowing all, and an include
+# DIR.conf; the first SLOW pages are served slowly (limit_rate).
+make_site() {
+	local dir=$1 n=$2 slow=${3:-0} i
+	mkdir -p "$dir/htdocs"
+	{
+		echo '<?xml version="1.0" encoding="UTF-8"?>'
+		echo '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+		for i in $(seq 1 "$n"); do
+			echo "<url><loc>__ORIGIN__/blog/post-$i/</loc><lastmod>2026-11-01</lastmod></url>"
+		done
+		echo '</urlset>'
+	} > "$dir/htdocs/sitemap.xml"
+	for i in $(seq 1 "$n"); do
+		mkdir -p "$dir/htdocs/blog/post-$i"
+		printf '<!DOCTYPE html><html lang="en"><head><title>Post %d</title></head><body><h1>Post %d</h1><p>%s</p></body></html>\n' \
+			"$i" "$i" "$(printf 'words of post %d ' $(seq 1 $((i <= slow ? 3000 : 20))))" \
+			> "$dir/htdocs/blog/post-$i/index.html"
+	done
+	printf 'User-agent: *\nDisallow: /private/\n' > "$dir/htdocs/robots.txt"
+	{
+		echo 'index index.html; types { text/html html; application/xml xml; text/plain txt; }'
+		echo 'absolute_redirect off;'
+		if [ "$slow" -gt 0 ]; then
+			for i in $(seq 1 "$slow"); do
+				echo "location ^~ /blog/post-$i/ { limit_rate 30k; }"
+			done
+		fi
+		echo 'location / { try_files $uri $uri/ =404; }'
+	} > "$dir.conf"
+}
+
+# page_starts PREFIX: start times (seconds, 3 decimals) of the requests for
+# paths starting with PREFIX, sorted.
+page_starts() {
+	awk -v p="$1" 'index($3, p) == 1 { printf "%.3f\n", $1 - $NF }' \
+		"$ORIGIN_WORK/logs/access.log" | sort -n
+}
