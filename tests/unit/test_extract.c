@@ -5,6 +5,7 @@
  * A golden case is a folder tests/data/extract/NNNN-name/ with
  *   input.html     the page, as bytes (any charset)
  *   expected.json  {
+ *     "about": "what the case shows",  free text, not checked
  *     "page_url": "https://...",       the URL it was fetched from
  *     "charset": "iso-8859-1",         optional: the HTTP header's charset
  *     "expect": { "title": "...", "author": ["..."], "image_url": null,
