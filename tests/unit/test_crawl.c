@@ -92,6 +92,13 @@ static void test_xrobots(void **state)
 	assert_false(xr("max-snippet: 20, noimageindex", NULL));
 	assert_false(xr("unavailable_after: 25 Jun 2010 15:00:00 PST", NULL));
 	assert_false(xr("all", "nofollow"));
+	/* another named crawler's directives are not ours; scopes follow
+	 * the agent name until the next one */
+	assert_false(xr("otherbot: noindex", NULL));
+	assert_false(xr("otherbot: nofollow, noindex", NULL));
+	assert_true(xr("otherbot: noindex, linkbot: none", NULL));
+	assert_true(xr("otherbot: noindex", "noindex"));
+	assert_true(xr("googlebot: nofollow, noindex", NULL));
 }
 
 struct got {
