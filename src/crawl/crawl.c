@@ -36,6 +36,7 @@
 #include "linkbot/extract.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
+#include "linkbot/progress.h"
 #include "linkbot/robots.h"
 #include "linkbot/urlpattern.h"
 #include "crawl_int.h"
@@ -101,6 +102,8 @@ struct crawl {
 	long sitemaps;
 	long queued_pages;
 	long done_pages;
+	struct lb_progress prog;
+	int prog_on;
 	int64_t now, cutoff;
 	int max_redirects;
 	struct lb_error *err;
@@ -345,6 +348,13 @@ static struct hostinfo *host_of(struct crawl *c, const char *url,
 	return &c->hosts[c->n_hosts++];
 }
 
+static void page_counted(struct crawl *c)
+{
+	c->done_pages++;
+	if (c->prog_on)
+		progress_add(&c->prog, 1);
+}
+
 static int page_exclude(struct crawl *c, struct job *j, int status,
 			const char *url, const char *why)
 {
@@ -352,7 +362,7 @@ static int page_exclude(struct crawl *c, struct job *j, int status,
 	c->st->excluded++;
 	if (j->was_live)
 		c->st->removed++;
-	c->done_pages++;
+	page_counted(c);
 	return corpus_exclude(c->corpus, j->first, status, c->now, c->err);
 }
 
@@ -361,7 +371,7 @@ static int page_failed(struct crawl *c, struct job *j, int status,
 {
 	log_warnx("cannot fetch '%s': %s (previous version kept)", url, why);
 	c->st->failed++;
-	c->done_pages++;
+	page_counted(c);
 	return corpus_failed(c->corpus, j->first, status, c->now, c->err);
 }
 
@@ -750,7 +760,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
 	c->st->indexed++;
-	c->done_pages++;
+	page_counted(c);
 	rc = 0;
 out:
 	free(charset);
@@ -839,7 +849,7 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 				  c->now, c->err);
 		lb_buf_release(&sets);
 		c->st->not_modified++;
-		c->done_pages++;
+		page_counted(c);
 		goto drop;
 	}
 	if (res->status == 200) {
@@ -858,10 +868,6 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, why);
 	}
 drop:
-	if (c->opts->progress || (c->done_pages % 500 == 0 && c->done_pages))
-		if (c->done_pages % 100 == 0)
-			log_info("%ld of %ld pages done", c->done_pages,
-				 c->queued_pages);
 	req_drop(req);
 	return rc;
 drop_err:
@@ -999,6 +1005,8 @@ static int crawl_pages(struct crawl *c)
 		corpus_state_release(&st);
 	}
 	qsort(ord, c->n_cand, sizeof(*ord), order_cmp);
+	progress_start(&c->prog, "crawl", 0, c->opts->progress);
+	c->prog_on = 1;
 	for (i = 0; i < c->n_cand; i++) {
 		const struct cand *k = &c->cand[ord[i].i];
 		struct lb_url_state st;
@@ -1070,10 +1078,15 @@ static int crawl_pages(struct crawl *c)
 	}
 	log_info("%s: %ld URLs in the sets, %ld to fetch", c->cl->id,
 		 (long)c->n_cand, n_fetch);
+	progress_set_total(&c->prog, n_fetch);
 	if (fetcher_run(c->f, on_done, c, c->err) < 0)
 		goto out;
 	rc = 0;
 out:
+	if (c->prog_on) {
+		progress_done(&c->prog);
+		c->prog_on = 0;
+	}
 	lb_buf_release(&sets);
 	free(ord);
 	return rc;
