@@ -164,6 +164,11 @@ static void job_free(struct job *j)
 	free(j);
 }
 
+static void job_free_v(void *j)
+{
+	job_free(j);
+}
+
 static void req_drop(struct fetch_req *r)
 {
 	job_free(r->udata);
@@ -1171,6 +1176,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 				    err) < 0)
 			goto out;
 	fetcher_defaults(cfg, opts->no_rate_limit, &fo);
+	fo.udata_free = job_free_v;
 	if (fetcher_new(&fo, &c.f, err) < 0)
 		goto out;
 

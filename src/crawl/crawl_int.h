@@ -115,6 +115,7 @@ struct fetcher_opts {
 	int allow_private;
 	int max_retries;		/* 429, 503, network errors */
 	double max_retry_after;		/* longer Retry-After: give up */
+	void (*udata_free)(void *);	/* frees a request's udata; may be NULL */
 };
 
 struct fetcher;

@@ -360,6 +360,8 @@ void fetcher_free(struct fetcher *f)
 		struct fetch_req *r = f->hosts[i]->head, *nx;
 		for (; r != NULL; r = nx) {
 			nx = r->next;
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
 		free(f->hosts[i]->origin);
@@ -400,6 +402,8 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 	struct host *h = host_get(f, req->url);
 
 	if (h == NULL) {
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(req->udata);
 		fetch_req_free(req);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
@@ -616,6 +620,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				r->next = NULL;
 				f->queued--;
 				if (start(f, h, r, err) < 0) {
+					if (f->o.udata_free != NULL)
+						f->o.udata_free(r->udata);
 					fetch_req_free(r);
 					return -1;
 				}
