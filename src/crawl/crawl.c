@@ -100,6 +100,7 @@ struct crawl {
 	size_t n_slots;
 	int sources_ok;
 	long sitemaps;
+	struct lb_strlist sitemap_urls;	/* read once per run */
 	long queued_pages;
 	long done_pages;
 	struct lb_progress prog;
@@ -523,6 +524,18 @@ struct src_ctx {
 	const char *base;
 };
 
+/* 1 if url was already queued as a sitemap; else remembers it. */
+static int sitemap_seen(struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->sitemap_urls.n; i++)
+		if (strcmp(c->sitemap_urls.v[i], url) == 0)
+			return 1;
+	lb_strlist_add(&c->sitemap_urls, url, NULL);
+	return 0;
+}
+
 static int add_sitemap(struct crawl *c, const char *raw, const char *base,
 		       const struct lb_urlset *filter, int depth)
 {
@@ -536,6 +549,12 @@ static int add_sitemap(struct crawl *c, const char *raw, const char *base,
 	}
 	if (filter != NULL && !urlset_match(filter, url)) {
 		log_debug("%s: sub-sitemap left out by the pattern", url);
+		free(url);
+		return 0;
+	}
+	if (sitemap_seen(c, url)) {
+		/* listed twice (an index and robots.txt, say): the first
+		 * listing, with its pattern, decides */
 		free(url);
 		return 0;
 	}
@@ -919,6 +938,10 @@ static int read_sources(struct crawl *c)
 		switch (s->kind) {
 		case LB_SOURCE_SITEMAP_INDEX:
 		case LB_SOURCE_SITEMAP:
+			if (sitemap_seen(c, url)) {
+				free(url);
+				continue;
+			}
 			c->sitemaps++;
 			r = job_req(J_SRC_SITEMAP, url, c->err);
 			if (r != NULL) {
@@ -1010,7 +1033,7 @@ static int crawl_pages(struct crawl *c)
 		corpus_state_release(&st);
 	}
 	qsort(ord, c->n_cand, sizeof(*ord), order_cmp);
-	progress_start(&c->prog, "crawl", 0, c->opts->progress);
+	progress_start(&c->prog, "pages", 0, c->opts->progress);
 	c->prog_on = 1;
 	for (i = 0; i < c->n_cand; i++) {
 		const struct cand *k = &c->cand[ord[i].i];
@@ -1135,6 +1158,7 @@ static void crawl_release(struct crawl *c)
 	}
 	free(c->cand);
 	free(c->slots);
+	lb_strlist_release(&c->sitemap_urls);
 }
 
 int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
