@@ -50,6 +50,8 @@
 #define URLS_FILE_MAX ((size_t)64 << 20)
 /* an unchanged sitemap lastmod is trusted for this long, then revalidated */
 #define LASTMOD_TRUST (7 * 86400)
+/* URLs kept from the sources per run (memory bound against huge sitemaps) */
+#define MAX_CANDIDATES 2000000
 
 enum job_kind { J_ROBOTS, J_SRC_ROBOTS, J_SRC_SITEMAP, J_SRC_HTML, J_PAGE };
 
@@ -101,6 +103,7 @@ struct crawl {
 	int sources_ok;
 	long sitemaps;
 	struct lb_strlist sitemap_urls;	/* read once per run */
+	int cand_full;
 	long queued_pages;
 	long done_pages;
 	struct lb_progress prog;
@@ -289,6 +292,14 @@ static int cand_add(struct crawl *c, const char *raw, const char *base,
 	if (!in_some_set(c, url)) {
 		log_debug("%s: in no set", url);
 		c->st->excluded++;
+		free(url);
+		return 0;
+	}
+	if (c->n_cand >= MAX_CANDIDATES) {
+		if (!c->cand_full++)
+			log_warnx("more than %d URLs in the sets: the others are "
+				  "ignored this run", MAX_CANDIDATES);
+		c->sources_ok = 0;	/* the list is incomplete: remove nothing */
 		free(url);
 		return 0;
 	}
@@ -646,6 +657,14 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			j->hops++;
 			return fetcher_add(c->f, req, 1, c->err);
 		}
+	}
+	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
+	    res->status >= 400 && res->status < 500 && res->status != 429) {
+		/* no robots.txt (RFC 9309: no rules): no sitemaps from it */
+		log_info("source '%s' answered %d: no sitemaps listed",
+			  j->first, res->status);
+		req_drop(req);
+		return 0;
 	}
 	if (res->error != FE_OK || res->status != 200) {
 		log_warnx("cannot read source '%s': %s", j->first,
