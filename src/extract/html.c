@@ -169,68 +169,75 @@ static int style_hides(const char *style)
 	return 0;
 }
 
-static const char *const hiding_classes[] = {
-	"hidden", "d-none", "sr-only", "visually-hidden", "screen-reader-text",
-	"screen-reader-only", "is-hidden", "u-hidden", "invisible", "hide",
-	"element-invisible", "a11y-hidden", "headerlink", "hash-link",
-	"anchorjs-link", NULL,
+/* Word lists with their lengths, compared without strlen on every call. */
+struct word {
+	const char *w;
+	size_t n;
+};
+#define W(s) { s, sizeof(s) - 1 }
+
+/* Classes that hide by convention (and permalink pilcrows). */
+static const struct word hiding_classes[] = {
+	W("hidden"), W("d-none"), W("sr-only"), W("visually-hidden"),
+	W("screen-reader-text"), W("screen-reader-only"), W("is-hidden"),
+	W("u-hidden"), W("invisible"), W("hide"), W("element-invisible"),
+	W("a11y-hidden"), W("headerlink"), W("hash-link"), W("anchorjs-link"),
+	{ NULL, 0 },
+};
+/* Words that mark boilerplate in a class or id, and words that veto it
+ * ("content-sidebar-wrap" wraps the content). */
+static const struct word boiler_words[] = {
+	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
+	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
+	W("widgets"), W("footer"), W("cookie"), W("cookies"), W("consent"),
+	W("gdpr"), W("share"), W("sharing"), W("sharedaddy"), W("social"),
+	W("related"), W("comments"), W("comment"), W("respond"),
+	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
+	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
+	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
+	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
+	{ NULL, 0 },
+};
+static const struct word veto_words[] = {
+	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
+	W("container"), W("layout"),
+	{ NULL, 0 },
+};
+/* ARIA roles of boilerplate (banner only outside article/main). */
+static const struct word boiler_roles[] = {
+	W("navigation"), W("contentinfo"), W("complementary"), W("search"),
+	W("dialog"), W("alertdialog"), W("menu"), W("menubar"), W("toolbar"),
+	{ NULL, 0 },
 };
 
-static int is_hidden(const GumboNode *n)
+static int word_in(const char *p, size_t n, const struct word *l)
 {
-	const char *v, *const *c;
-
-	switch (n->v.element.tag) {
-	case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
-	case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
-	case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
-	case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO:
-	case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SELECT:
-	case GUMBO_TAG_OPTION: case GUMBO_TAG_DATALIST:
-	case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_INPUT: case GUMBO_TAG_MAP:
-	case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOEMBED:
-		return 1;
-	default:
-		break;
-	}
-	if (n->type == GUMBO_NODE_TEMPLATE)
-		return 1;
-	if (n->v.element.attributes.length == 0)
-		return 0;
-	if (attr(n, "hidden") != NULL)
-		return 1;
-	if ((v = attr(n, "aria-hidden")) != NULL && strcasecmp(v, "true") == 0)
-		return 1;
-	if (style_hides(attr(n, "style")))
-		return 1;
-	if ((v = attr(n, "class")) != NULL)
-		for (c = hiding_classes; *c != NULL; c++)
-			if (has_token(v, *c))
-				return 1;
+	for (; l->w != NULL; l++)
+		if (l->n == n && (p[0] | 0x20) == l->w[0] &&
+		    strncasecmp(p, l->w, n) == 0)
+			return 1;
 	return 0;
 }
 
-/* Words that mark boilerplate in a class or id, and words that veto it
- * ("content-sidebar-wrap" wraps the content). */
-static const char *const boiler_words[] = {
-	"nav", "navbar", "navigation", "menu", "menubar", "breadcrumb",
-	"breadcrumbs", "sidebar", "widget", "widgets", "footer", "cookie",
-	"cookies", "consent", "gdpr", "share", "sharing", "sharedaddy",
-	"social", "related", "comments", "comment", "respond", "newsletter",
-	"subscribe", "popup", "modal", "advert", "advertisement", "ads", "ad",
-	"sponsored", "promo", "skip", "pagination", "pager", "masthead",
-	"toolbar", "tagcloud", "relatedposts", "meta", "byline", NULL,
-};
-static const char *const veto_words[] = {
-	"content", "article", "body", "wrap", "wrapper", "container",
-	"layout", NULL,
-};
-
-static int word_in(const char *p, size_t n, const char *const *l)
+static int is_ws(char c)
 {
-	for (; *l != NULL; l++)
-		if (strlen(*l) == n && strncasecmp(p, *l, n) == 0)
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Does a token of the list match the word list? */
+static int list_has(const char *list, const struct word *words)
+{
+	const char *p = list, *e;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e > p && word_in(p, (size_t)(e - p), words))
 			return 1;
+		p = e;
+	}
 	return 0;
 }
 
@@ -241,10 +248,9 @@ static int names_boiler(const char *list)
 	int boiler, veto;
 
 	while (*p != '\0') {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (is_ws(*p))
 			p++;
-		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
-			    *e != '\n' && *e != '\r'; e++)
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
 			;
 		if (e - p > 64) {
 			p = e;
@@ -254,9 +260,10 @@ static int names_boiler(const char *list)
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
 				;
-			if (word_in(q, (size_t)(qe - q), boiler_words))
+			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
 				boiler = 1;
-			if (word_in(q, (size_t)(qe - q), veto_words))
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), veto_words))
 				veto = 1;
 			if (qe == e)
 				break;
@@ -268,39 +275,113 @@ static int names_boiler(const char *list)
 	return 0;
 }
 
-static int is_boiler(const GumboNode *n, unsigned flags)
-{
-	const char *v;
+/* The attributes the walks look at, found in one pass. */
+struct eattrs {
+	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
+};
 
+static void get_attrs(const GumboNode *n, struct eattrs *a)
+{
+	const GumboVector *v = &n->v.element.attributes;
+	unsigned i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < v->length; i++) {
+		const GumboAttribute *at = v->data[i];
+		const char *nm = at->name;
+
+		switch (nm[0]) {
+		case 'h':
+			if (strcmp(nm, "hidden") == 0)
+				a->hidden = at->value;
+			break;
+		case 'a':
+			if (strcmp(nm, "aria-hidden") == 0)
+				a->aria_hidden = at->value;
+			break;
+		case 's':
+			if (strcmp(nm, "style") == 0)
+				a->style = at->value;
+			break;
+		case 'c':
+			if (strcmp(nm, "class") == 0)
+				a->cls = at->value;
+			break;
+		case 'i':
+			if (strcmp(nm, "id") == 0)
+				a->id = at->value;
+			break;
+		case 'r':
+			if (strcmp(nm, "role") == 0)
+				a->role = at->value;
+			break;
+		}
+	}
+}
+
+static int hidden_tag(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_TEMPLATE)
+		return 1;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
+	case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
+	case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
+	case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO:
+	case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SELECT:
+	case GUMBO_TAG_OPTION: case GUMBO_TAG_DATALIST:
+	case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_INPUT: case GUMBO_TAG_MAP:
+	case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOEMBED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int boiler_tag(const GumboNode *n, unsigned flags)
+{
 	switch (n->v.element.tag) {
 	case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BUTTON:
 	case GUMBO_TAG_MENU: case GUMBO_TAG_LABEL:
 		return 1;
 	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
-		if (unknown_is(n, "dialog"))
-			return 1;
-		break;
+		return unknown_is(n, "dialog");
 	case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER:
-		if (!(flags & F_ARTICLE))
-			return 1;
-		break;
+		return !(flags & F_ARTICLE);
 	default:
-		break;
-	}
-	if (n->v.element.attributes.length == 0)
 		return 0;
-	if ((v = attr(n, "role")) != NULL &&
-	    (has_token(v, "navigation") || has_token(v, "contentinfo") ||
-	     has_token(v, "complementary") || has_token(v, "search") ||
-	     has_token(v, "dialog") || has_token(v, "alertdialog") ||
-	     has_token(v, "menu") || has_token(v, "menubar") ||
-	     has_token(v, "toolbar") ||
-	     (has_token(v, "banner") && !(flags & F_ARTICLE))))
-		return 1;
-	if ((v = attr(n, "class")) != NULL && names_boiler(v))
-		return 1;
-	if ((v = attr(n, "id")) != NULL && names_boiler(v))
-		return 1;
+	}
+}
+
+/*
+ * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked) or 0.
+ * flags: the context (F_ARTICLE decides for header, footer, banner).
+ */
+static unsigned classify(const GumboNode *n, unsigned flags, int boiler)
+{
+	struct eattrs a;
+
+	if (hidden_tag(n))
+		return F_HIDDEN;
+	if (n->v.element.attributes.length == 0)
+		return boiler && boiler_tag(n, flags) ? F_BOILER : 0;
+	get_attrs(n, &a);
+	if (a.hidden != NULL ||
+	    (a.aria_hidden != NULL && strcasecmp(a.aria_hidden, "true") == 0) ||
+	    style_hides(a.style) ||
+	    (a.cls != NULL && list_has(a.cls, hiding_classes)))
+		return F_HIDDEN;
+	if (!boiler)
+		return 0;
+	if (boiler_tag(n, flags))
+		return F_BOILER;
+	if (a.role != NULL &&
+	    (list_has(a.role, boiler_roles) ||
+	     (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
+		return F_BOILER;
+	if ((a.cls != NULL && names_boiler(a.cls)) ||
+	    (a.id != NULL && names_boiler(a.id)))
+		return F_BOILER;
 	return 0;
 }
 
@@ -310,7 +391,8 @@ static int is_main(const GumboNode *n)
 
 	if (n->v.element.tag == GUMBO_TAG_MAIN)
 		return 1;
-	return (r = attr(n, "role")) != NULL && has_token(r, "main");
+	return n->v.element.attributes.length > 0 &&
+	       (r = attr(n, "role")) != NULL && has_token(r, "main");
 }
 
 /* Text under root, skipping hidden content (and boilerplate if asked). */
@@ -349,9 +431,7 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		default:
 			continue;
 		}
-		if (is_hidden(c))
-			continue;
-		if (boiler && is_boiler(c, fl))
+		if (classify(c, fl, boiler) != 0)
 			continue;
 		switch (c->v.element.tag) {
 		case GUMBO_TAG_BR:
@@ -659,10 +739,8 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	}
 	if (*flags & F_HEAD)
 		return 1;
-	if (!(*flags & F_HIDDEN) && is_hidden(n))
-		*flags |= F_HIDDEN;
-	if (!(*flags & (F_BOILER | F_HIDDEN)) && is_boiler(n, *flags))
-		*flags |= F_BOILER;
+	if (!(*flags & F_HIDDEN))
+		*flags |= classify(n, *flags, !(*flags & F_BOILER));
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
 			sc->n_main++;

@@ -30,6 +30,7 @@
 struct x_jsonld {
 	cJSON *block[X_MAX_JSONLD_BLOCKS * 4];
 	size_t n;
+	size_t scripts;		/* <script> blocks seen */
 	size_t total;
 	const cJSON *node[X_MAX_JSONLD_NODES];
 	int rank[X_MAX_JSONLD_NODES];
@@ -147,8 +148,9 @@ void x_jsonld_add(struct x_jsonld *j, const char *s, size_t n)
 
 	trim(&s, &n);
 	if (n == 0 || n > X_MAX_JSONLD || j->total + n > X_MAX_JSONLD_ALL ||
-	    j->n >= max)
+	    j->n >= max || j->scripts >= X_MAX_JSONLD_BLOCKS)
 		return;
+	j->scripts++;
 	j->total += n;
 	if ((buf = malloc(n + 1)) == NULL)
 		return;
