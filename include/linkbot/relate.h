@@ -68,6 +68,9 @@ struct lb_relate_opts {
 	enum lb_relate_method method;
 	size_t dim;		/* LSA dimensions; 0 = automatic (<= 256) */
 	uint64_t seed;		/* randomized SVD; 0 = fixed default */
+	/* Neighbour smoothing of LSA vectors (docs/relate.md): 0 = automatic
+	 * (on up to 50000 pages), 1 = on, -1 = off. */
+	int smooth;
 	int threads;		/* 0 = every online core */
 	/* Source rows [row_begin, row_end) only; both 0 = every row. The
 	 * output then has row_end - row_begin rows. */

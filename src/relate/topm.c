@@ -47,7 +47,10 @@
 #include "relate_int.h"
 
 #ifndef BLK
-#define BLK 512
+#define BLK 512		/* the grid: never depends on ranges or threads */
+#endif
+#ifndef CHUNK
+#define CHUNK 128	/* rows of one sgemm call within a block pair */
 #endif
 
 struct heap_set {
@@ -239,7 +242,7 @@ static void *worker(void *arg)
 {
 	struct job *jb = ((void **)arg)[0];
 	struct heap_set *h = ((void **)arg)[1];
-	float *c = malloc((size_t)BLK * BLK * sizeof(*c));
+	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
 	float *fl = malloc(BLK * sizeof(*fl));
 	size_t it;
 
@@ -254,59 +257,68 @@ static void *worker(void *arg)
 		size_t i, j;
 		long skip;
 
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
-			    (int)bi, (int)bj, (int)jb->d, 1.0f,
-			    jb->src + i0 * jb->d, (int)jb->d,
-			    jb->tgt + j0 * jb->d, (int)jb->d, 0.0f, c,
-			    (int)bj);
-		/* rows of bi_, row-wise */
-		for (i = 0; i < bi; i++) {
-			size_t row = i0 + i;
+		int cols = jb->symmetric && bi_ != bj_ &&
+			   j0 + bj > jb->row_begin && j0 < jb->row_end;
+		size_t c0;
 
-			if (row < jb->row_begin || row >= jb->row_end)
-				continue;
-			skip = jb->self ? jb->self[row] :
-			       jb->symmetric ? (long)row : -1;
+		if (cols)	/* one floor per column for the transposed feed */
+			for (j = 0; j < bj; j++) {
+				size_t row = j0 + j;
+
+				fl[j] = INFINITY;
+				if (row >= jb->row_begin && row < jb->row_end) {
+					size_t r = row - jb->row_begin;
+
+					fl[j] = heap_floor(h->score + r * h->m,
+							   h->n[r], h->m);
+				}
+			}
+		/* CHUNK rows at a time: their scores stay in L2 between the
+		 * sgemm that writes them and the scans that read them */
+		for (c0 = 0; c0 < bi; c0 += CHUNK) {
+			size_t ch = bi - c0 < CHUNK ? bi - c0 : CHUNK;
+
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+				    (int)ch, (int)bj, (int)jb->d, 1.0f,
+				    jb->src + (i0 + c0) * jb->d, (int)jb->d,
+				    jb->tgt + j0 * jb->d, (int)jb->d, 0.0f, c,
+				    (int)bj);
+			/* rows of block I, row-wise */
+			for (i = 0; i < ch; i++) {
+				size_t row = i0 + c0 + i;
+
+				if (row < jb->row_begin || row >= jb->row_end)
+					continue;
+				skip = jb->self ? jb->self[row] :
+				       jb->symmetric ? (long)row : -1;
 #ifdef HAVE_AVX2_PATH
-			if (jb->avx2) {
-				feed_row_avx2(h, row - jb->row_begin,
-					      c + i * bj, bj, (uint32_t)j0,
-					      skip);
-				continue;
-			}
+				if (jb->avx2) {
+					feed_row_avx2(h, row - jb->row_begin,
+						      c + i * bj, bj,
+						      (uint32_t)j0, skip);
+					continue;
+				}
 #endif
-			feed_row(h, row - jb->row_begin, c + i * bj, bj,
-				 (uint32_t)j0, skip);
-		}
-		if (!jb->symmetric || bi_ == bj_)
-			continue;
-		/* rows of bj_ from the transpose: stream C row by row, keeping
-		 * one floor per column so that the scan stays sequential */
-		if (j0 + bj <= jb->row_begin || j0 >= jb->row_end)
-			continue;
-		for (j = 0; j < bj; j++) {
-			size_t row = j0 + j;
-
-			fl[j] = INFINITY;
-			if (row >= jb->row_begin && row < jb->row_end) {
-				size_t r = row - jb->row_begin;
-
-				fl[j] = heap_floor(h->score + r * h->m, h->n[r],
-						   h->m);
+				feed_row(h, row - jb->row_begin, c + i * bj,
+					 bj, (uint32_t)j0, skip);
 			}
-		}
-		for (i = 0; i < bi; i++) {
+			if (!cols)
+				continue;
+			/* rows of block J from the transpose, streaming C row
+			 * by row so that the scan stays sequential */
+			for (i = 0; i < ch; i++) {
+				uint32_t src = (uint32_t)(i0 + c0 + i);
 #ifdef HAVE_AVX2_PATH
-			if (jb->avx2) {
-				feed_cols_avx2(h, c + i * bj, bj, j0,
-					       jb->row_begin,
-					       (uint32_t)(i0 + i), jb->self,
-					       fl);
-				continue;
-			}
+				if (jb->avx2) {
+					feed_cols_avx2(h, c + i * bj, bj, j0,
+						       jb->row_begin, src,
+						       jb->self, fl);
+					continue;
+				}
 #endif
-			feed_cols(h, c + i * bj, bj, j0, jb->row_begin,
-				  (uint32_t)(i0 + i), jb->self, fl);
+				feed_cols(h, c + i * bj, bj, j0, jb->row_begin,
+					  src, jb->self, fl);
+			}
 		}
 	}
 out:

@@ -327,6 +327,26 @@ static void test_candidates_topics(void **state)
 		assert_int_equal(relate_candidates(&in, &o, &c2, &err), 0);
 		assert_memory_equal(c.target, c2.target, N * 5 * 4);
 		assert_memory_equal(c.score, c2.score, N * 5 * 4);
+		lb_candidates_release(&c2);
+		/* 3 shards of the whole pipeline merge to the same bytes */
+		{
+			struct lb_candidates part[3];
+			unsigned s;
+
+			for (s = 0; s < 3; s++) {
+				struct lb_relate_opts so = o;
+
+				relate_shard_range(N, s, 3, &so.row_begin,
+						   &so.row_end);
+				assert_int_equal(relate_candidates(
+					&in, &so, &part[s], &err), 0);
+			}
+			assert_int_equal(lb_candidates_merge(part, 3, &c2), 0);
+			for (s = 0; s < 3; s++)
+				lb_candidates_release(&part[s]);
+		}
+		assert_memory_equal(c.target, c2.target, N * 5 * 4);
+		assert_memory_equal(c.score, c2.score, N * 5 * 4);
 		lb_candidates_release(&c);
 		lb_candidates_release(&c2);
 	}
