@@ -649,11 +649,32 @@ static int h1_text(struct scan *sc, GumboNode *n, char **out)
 	return 0;
 }
 
+/* Offers the text of n (a link) as an item of a list field, source body. */
+static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
+{
+	struct x_text t;
+	char *s;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	collect_text(n, 0, 0, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		return x_oom(x);
+	}
+	s = x_text_take(&t);
+	x_text_release(&t);
+	if (s != NULL && strlen(s) <= 100 &&
+	    (f != LB_F_author || strncasecmp(s, "http", 4) != 0))
+		x_offer_item(x, f, LB_SRC_BODY, s, (size_t)-1);
+	free(s);
+	return x->failed ? -1 : 0;
+}
+
 /* One element of the metadata walk; returns 1 to descend into it. */
 static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 {
 	struct x_ctx *x = sc->x;
-	const char *v;
+	const char *v, *w;
 	char *s;
 
 	if (n->type == GUMBO_NODE_TEMPLATE)
@@ -712,26 +733,28 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	case GUMBO_TAG_MATH:
 		return 0;
 	case GUMBO_TAG_TIME:
-		if ((attr(n, "pubdate") != NULL ||
-		     ((v = attr(n, "itemprop")) != NULL &&
-		      has_token(v, "datePublished"))) &&
-		    (v = attr(n, "datetime")) != NULL)
+		if ((v = attr(n, "datetime")) == NULL)
+			break;
+		if (attr(n, "pubdate") != NULL ||
+		    ((w = attr(n, "itemprop")) != NULL &&
+		     has_token(w, "datePublished")))
 			x_offer(x, LB_F_published_time, LB_SRC_META, v,
+				(size_t)-1);
+		else if (!(*flags & F_HIDDEN) &&
+			 (w = attr(n, "class")) != NULL &&
+			 (has_token(w, "published") ||
+			  has_token(w, "entry-date") || has_token(w, "post-date")))
+			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
 				(size_t)-1);
 		break;
 	case GUMBO_TAG_A:
-		if ((v = attr(n, "rel")) != NULL && has_token(v, "category") &&
-		    !(*flags & F_HIDDEN)) {
-			struct x_text t;
-
-			x_text_init(&t, X_MAX_FIELD, 1);
-			collect_text(n, 0, 0, &t);
-			s = x_text_take(&t);
-			x_text_release(&t);
-			if (s != NULL)
-				x_offer_item(x, LB_F_category, LB_SRC_BODY, s,
-					     (size_t)-1);
-			free(s);
+		/* WordPress: "Posted in <a rel="category tag">",
+		 * bylines: <a rel="author"> */
+		if ((v = attr(n, "rel")) != NULL && !(*flags & F_HIDDEN) &&
+		    (has_token(v, "category") || has_token(v, "author"))) {
+			if (offer_text_of(x, n, has_token(v, "category") ?
+					  LB_F_category : LB_F_author) < 0)
+				return -1;
 		}
 		break;
 	default:
