@@ -942,7 +942,8 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		goto out;
 	if (scan(&sc, out->document) < 0)
 		goto out;
-	if (x_jsonld_offer(sc.jsonld, x) < 0)
+	if (x_jsonld_offer(sc.jsonld, x, x->str[LB_F_url][LB_SRC_META] != NULL ?
+			   x->str[LB_F_url][LB_SRC_META] : page_url) < 0)
 		goto out;
 	x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, sc.tw_title, (size_t)-1);
 	x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, sc.tw_desc, (size_t)-1);
