@@ -36,6 +36,7 @@
 #define F_MICRO		0x08	/* inside itemprop=articleBody|text */
 #define F_BLOCK		0x10	/* this element is a block */
 #define F_HEAD		0x20	/* inside <head> */
+#define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
 
 struct frame {
 	GumboNode *node;
@@ -424,7 +425,9 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		case GUMBO_NODE_TEXT:
 		case GUMBO_NODE_CDATA:
 		case GUMBO_NODE_WHITESPACE:
+			t->lines = (fl & F_PRE) != 0;
 			x_text_add(t, c->v.text.text, strlen(c->v.text.text));
+			t->lines = 0;
 			continue;
 		case GUMBO_NODE_ELEMENT:
 			break;
@@ -442,6 +445,9 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			break;
 		case GUMBO_TAG_ARTICLE: case GUMBO_TAG_MAIN:
 			fl |= F_ARTICLE;
+			break;
+		case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
+			fl |= F_PRE;
 			break;
 		default:
 			break;
