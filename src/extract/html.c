@@ -474,8 +474,7 @@ struct scan {
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
 	int have_h1, have_title;
-	struct x_text micro;	/* itemprop=articleBody|text */
-	int have_micro;
+	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
 	const char *og_place[3];	/* locality, region, country */
@@ -798,14 +797,21 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			}
 		}
 	}
-	if (!(*flags & (F_HIDDEN | F_MICRO)) &&
-	    (v = attr(n, "itemprop")) != NULL &&
-	    (has_token(v, "articleBody") || has_token(v, "text"))) {
-		*flags |= F_MICRO;
-		if (collect_text(n, 1, *flags & F_ARTICLE, &sc->micro) < 0)
-			return x_oom(x);
-		x_text_break(&sc->micro);
-		sc->have_micro = 1;
+	/* Microdata text; "text" of a comment in a comments section is not
+	 * the page's, so boilerplate is skipped. */
+	if (!(*flags & (F_HIDDEN | F_MICRO | F_BOILER)) &&
+	    n->v.element.attributes.length > 0 &&
+	    (v = attr(n, "itemprop")) != NULL) {
+		int k = has_token(v, "articleBody") ? 0 :
+			has_token(v, "text") ? 1 : -1;
+
+		if (k >= 0) {
+			*flags |= F_MICRO;
+			if (collect_text(n, 1, *flags & F_ARTICLE,
+					 &sc->micro[k]) < 0)
+				return x_oom(x);
+			x_text_break(&sc->micro[k]);
+		}
 	}
 	return 1;
 }
@@ -929,11 +935,12 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	GumboOutput *out = NULL;
 	struct scan sc;
 	char *s, *place = NULL;
-	int rc = -1;
+	int rc = -1, k;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.x = x;
-	x_text_init(&sc.micro, X_MAX_TEXT, 0);
+	x_text_init(&sc.micro[0], X_MAX_TEXT, 0);
+	x_text_init(&sc.micro[1], X_MAX_TEXT, 0);
 	if ((sc.jsonld = x_jsonld_new()) == NULL) {
 		x_oom(x);
 		goto out;
@@ -956,7 +963,6 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.tw_image, (size_t)-1);
 	if (sc.og_place[0] || sc.og_place[1] || sc.og_place[2]) {
 		struct lb_buf b;
-		int k;
 
 		lb_buf_init(&b, 3 * X_MAX_FIELD);
 		for (k = 0; k < 3; k++)
@@ -972,12 +978,13 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
 		free(s);
 	}
-	if (sc.have_micro) {
-		if (sc.micro.oom) {
+	/* articleBody, else text */
+	for (k = 0; k < 2; k++) {
+		if (sc.micro[k].oom) {
 			x_oom(x);
 			goto out;
 		}
-		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro));
+		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro[k]));
 	}
 	if (x->text[LB_SRC_JSONLD] == NULL && x->text[LB_SRC_BODY] == NULL &&
 	    body_text(&sc) < 0)
@@ -985,7 +992,8 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	rc = x->failed ? -1 : 0;
 out:
 	free(place);
-	x_text_release(&sc.micro);
+	x_text_release(&sc.micro[0]);
+	x_text_release(&sc.micro[1]);
 	x_jsonld_free(sc.jsonld);
 	if (out != NULL)
 		gumbo_destroy_output(&opts, out);
