@@ -279,13 +279,15 @@ static void gather(struct x_jsonld *j, const cJSON *v, int depth)
 /* A node with that @id that says more than its @id. */
 static const cJSON *lookup(const struct x_jsonld *j, const cJSON *ref)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ref, "@id");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ref, "@id"), *k;
 	size_t i;
 
 	if (!cJSON_IsString(id))
 		return ref;
-	if (ref->child != NULL && ref->child->next != NULL)
-		return ref;	/* already has more than @id */
+	cJSON_ArrayForEach(k, ref)
+		if (strcmp(k->string, "@id") != 0 &&
+		    strcmp(k->string, "@type") != 0)
+			return ref;	/* says more than its @id */
 	for (i = 0; i < j->nnodes; i++) {
 		const cJSON *o = j->node[i], *oid;
 

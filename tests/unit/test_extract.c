@@ -542,7 +542,10 @@ static void test_text_writer(void **state)
 
 	s = x_html_unescape("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>",
 			    strlen("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>"));
-	assert_string_equal(s, "A & B \xe2\x80\x99s \xf0\x9f\x98\x80 &bogus;  x ");
+	assert_string_equal(s, "A & B \xe2\x80\x99s \xf0\x9f\x98\x80 &bogus; x");
+	free(s);
+	s = x_html_unescape("<p>One</p><p>Two<br/>three</p>", 30);
+	assert_string_equal(s, "\nOne\n\nTwo\nthree\n");
 	free(s);
 
 	assert_int_equal(x_word_count("Hello, world! It's a test-case."), 5);
