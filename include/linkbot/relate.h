@@ -103,10 +103,11 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 		struct lb_candidates *out, struct lb_error *err);
 
 /*
- * Candidate export (docs/relate.md): one line per candidate,
- * "source_url<TAB>target_url<TAB>score\n", score printed with "%.9g" so it
- * reads back to the same float; sources in row order, targets best first,
- * padding omitted. Row r of cand is source row_begin + r.
+ * Candidate export (docs/relate.md): a "# linkbot candidates: ..." comment
+ * line, then one line per candidate, "source_url<TAB>target_url<TAB>score\n",
+ * score printed with "%.9g" so it reads back to the same float; sources in
+ * row order, targets best first, padding omitted. Row r of cand is source
+ * row_begin + r, so shard files concatenate (comment lines start with #).
  */
 int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 		      const struct lb_candidates *cand, size_t row_begin,

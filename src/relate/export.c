@@ -21,6 +21,9 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 		return lb_error_set(err, LB_EUSAGE,
 				    "export: rows beyond %zu sources",
 				    in->n_src);
+	if (fputs("# linkbot candidates: source_url\ttarget_url\tscore "
+		  "(cosine), best first per source\n", f) == EOF)
+		return lb_error_errno(err, LB_EIO, "cannot write candidates");
 	for (r = 0; r < cand->n_src; r++) {
 		const char *src = doc_url(in->src[row_begin + r]);
 

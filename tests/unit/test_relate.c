@@ -419,13 +419,18 @@ static void test_candidates_languages(void **state)
 	{
 		char want[256];
 
+		const char *first = strchr(buf, '\n') + 1;
+
+		assert_true(buf[0] == '#');
 		snprintf(want, sizeof(want), "%s\t%s\t%.9g\n", src[3]->url,
 			 tgt[part.target[0]]->url, (double)part.score[0]);
-		assert_memory_equal(buf, want, strlen(want));
+		assert_memory_equal(first, want, strlen(want));
+		assert_true(strtof(strrchr(want, '\t') + 1, NULL) ==
+			    part.score[0]);	/* reads back exactly */
 		j = 0;
 		for (i = 0; i < len; i++)
 			j += buf[i] == '\n';
-		assert_int_equal(j, 12);
+		assert_int_equal(j, 1 + 12);
 	}
 	free(buf);
 	lb_candidates_release(&part);
