@@ -42,7 +42,7 @@ show() {
 	echo "\$ curl '$1'"
 	curl -sS --compressed -D "$work/headers" "$1" -o "$work/body" "${@:2}"
 	head -1 "$work/headers"
-	python3 -m json.tool "$work/body" | head -${LINES_SHOWN:-40}
+	python3 -m json.tool "$work/body" | head -${LINES_SHOWN:-40} || true
 }
 show "http://127.0.0.1:$EDGE_PORT/demo/blog-to-blog/related-links?url=$page"
 LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/il/demo/blog/related-links?url=/blog/aggregate-functions/"
@@ -52,7 +52,7 @@ LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/api/il/related-links/demo-proje
 cat <<MSG
 
 The answers above came through the edge (nginx + njs) from ./public.
-Browse more: start the origin's twin, the edge, yourself:
+Browse more by starting the edge yourself (the store stays in ./public):
   $BUILD/linkbot preview --store public --listen 127.0.0.1:$EDGE_PORT
   curl 'http://127.0.0.1:$EDGE_PORT/demo/blog-to-blog/related-links?url=/blog/sql-dump/'
   $BUILD/linkbot lookup --config examples/linkbot.yaml -e demo/blog-to-blog /blog/creating-a-database/

@@ -47,6 +47,8 @@
 #define MAX_SITEMAPS 1000
 #define MAX_SITEMAP_DEPTH 3
 #define URLS_FILE_MAX ((size_t)64 << 20)
+/* an unchanged sitemap lastmod is trusted for this long, then revalidated */
+#define LASTMOD_TRUST (7 * 86400)
 
 enum job_kind { J_ROBOTS, J_SRC_ROBOTS, J_SRC_SITEMAP, J_SRC_HTML, J_PAGE };
 
@@ -555,14 +557,43 @@ static int on_sitemap_entry(void *arg, int is_index, const char *loc,
 static int on_html_link(void *arg, int is_index, const char *href,
 			const char *lastmod)
 {
-	struct src_ctx *s = arg;
+	struct lb_strlist *links = arg;
 
 	(void)is_index;
 	(void)lastmod;
 	if (strncasecmp(href, "javascript:", 11) == 0 ||
 	    strncasecmp(href, "mailto:", 7) == 0 || href[0] == '#')
 		return 0;
-	return cand_add(s->c, href, s->base, NULL);
+	return lb_strlist_add(links, href, NULL);
+}
+
+/* An HTML sitemap: its links, resolved against <base href> if any. */
+static int read_html_sitemap(struct crawl *c, const char *url,
+			     const struct fetch_res *res)
+{
+	struct lb_strlist links = { 0 };
+	struct lb_error perr;
+	char *base = NULL, *abs = NULL;
+	size_t i;
+	int rc = 0;
+
+	lb_error_init(&perr);
+	if (sitemap_parse_html(res->body.data, res->body.len, on_html_link,
+			       &links, &base, &perr) < 0) {
+		log_warnx("cannot parse HTML sitemap '%s': %s", url,
+			  perr.msg);
+		c->sources_ok = 0;
+		goto out;
+	}
+	if (base != NULL && url_normalize(base, url, &abs) < 0)
+		abs = NULL;
+	for (i = 0; i < links.n && rc == 0; i++)
+		rc = cand_add(c, links.v[i], abs ? abs : url, NULL);
+out:
+	free(base);
+	free(abs);
+	lb_strlist_release(&links);
+	return rc;
 }
 
 static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
@@ -629,24 +660,9 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			c->sources_ok = 0;
 		}
 		break;
-	case J_SRC_HTML: {
-		char *base = NULL, *abs = NULL;
-		/* <base href> changes what relative links mean; the walk
-		 * finds it first in <head>, so parse twice only if needed */
-		if (sitemap_parse_html(res->body.data, res->body.len,
-				       on_html_link, &s, &base, &perr) < 0) {
-			if (c->err->code != LB_EOK)
-				rc = -1;
-			else {
-				log_warnx("cannot parse HTML sitemap '%s': %s",
-					  req->url, perr.msg);
-				c->sources_ok = 0;
-			}
-		}
-		(void)abs;
-		free(base);
+	case J_SRC_HTML:
+		rc = read_html_sitemap(c, req->url, res);
 		break;
-	}
 	default:
 		break;
 	}
@@ -748,9 +764,10 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 {
 	int rc = 0;
 
-	if (res->error == FE_OK || res->error == FE_TOOBIG ||
-	    res->error == FE_TYPE)
-		c->st->fetched++;
+	if ((res->error == FE_OK || res->error == FE_TOOBIG ||
+	     res->error == FE_TYPE) &&
+	    !(res->status >= 300 && res->status < 400 && res->status != 304))
+		c->st->fetched++;	/* pages, not redirect hops */
 	switch (res->error) {
 	case FE_REFUSED:
 		rc = page_exclude(c, j, 0, req->url, res->msg);
@@ -995,7 +1012,8 @@ static int crawl_pages(struct crawl *c)
 			continue;	/* done earlier in this run */
 		}
 		if (st.live && k->lastmod != NULL && st.lastmod != NULL &&
-		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force) {
+		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force &&
+		    c->now - st.fetched_at < LASTMOD_TRUST) {
 			/* unchanged per the sitemap: no fetch */
 			if (sets_of(c, k->url, st.final_url ? st.final_url :
 				    k->url, &sets) < 0 ||

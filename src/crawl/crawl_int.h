@@ -101,6 +101,7 @@ struct fetch_res {
 	struct lb_strlist xrobots;	/* X-Robots-Tag values */
 	long retry_after;		/* seconds, -1 if absent */
 	double seconds;			/* total time */
+	int timed_out;			/* FE_NETWORK by a timeout */
 	char msg[256];			/* why, for errors */
 };
 

@@ -528,7 +528,7 @@ static int judge(struct fetcher *f, struct xfer *x, double now)
 							  h->factor_err * 1.5;
 		if (r->error == FE_NETWORK && x->req->tries < 1 &&
 		    x->req->tries < f->o.max_retries &&
-		    strstr(r->msg, "imed out") == NULL) {
+		    !r->timed_out) {
 			if (h->next < now + 1)
 				h->next = now + 1;
 			retry = 1;
@@ -575,6 +575,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	} else if (m->data.result != CURLE_OK) {
 		x->res.error = FE_NETWORK;
 		x->res.status = 0;
+		x->res.timed_out = m->data.result == CURLE_OPERATION_TIMEDOUT;
 		snprintf(x->res.msg, sizeof(x->res.msg), "%s",
 			 curl_easy_strerror(m->data.result));
 	} else if (status >= 300 && status < 400 &&

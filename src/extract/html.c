@@ -219,11 +219,11 @@ static const char *const boiler_words[] = {
 	"social", "related", "comments", "comment", "respond", "newsletter",
 	"subscribe", "popup", "modal", "advert", "advertisement", "ads", "ad",
 	"sponsored", "promo", "skip", "pagination", "pager", "masthead",
-	"toolbar", "tagcloud", "jp-relatedposts", NULL,
+	"toolbar", "tagcloud", "relatedposts", "meta", "byline", NULL,
 };
 static const char *const veto_words[] = {
 	"content", "article", "body", "wrap", "wrapper", "container",
-	"layout", "entry", NULL,
+	"layout", NULL,
 };
 
 static int word_in(const char *p, size_t n, const char *const *l)

@@ -34,9 +34,11 @@ struct lim {
 	int oom;
 };
 
-/* Drops s[a..b). */
+/* Drops s[a..b); calls come in increasing order of a. */
 static void drop(struct lim *l, size_t a, size_t b)
 {
+	if (a < l->copied || b <= a)
+		return;
 	if (l->out == NULL) {
 		if ((l->out = malloc(l->n + 1)) == NULL) {
 			l->oom = 1;
@@ -106,6 +108,7 @@ int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 	*out = NULL;
 	while (i < n && (p = memchr(s + i, '<', n - i)) != NULL && !l.oom) {
 		size_t t = (size_t)(p - s), k, name, nl, attrs = 0;
+		size_t cut_a = 0, cut_b = 0;	/* attributes to drop */
 		int end, selfclose = 0;
 
 		i = t + 1;
@@ -180,7 +183,8 @@ int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 					if (k < n)
 						k++;
 				}
-				drop(&l, a, k);
+				cut_a = a;
+				cut_b = k;
 				i = k;
 				break;
 			}
@@ -194,8 +198,10 @@ int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 			else if (foreign > 0)
 				foreign--;
 		}
-		if (name_is(s + name, nl, uncounted))
+		if (name_is(s + name, nl, uncounted)) {
+			drop(&l, cut_a, cut_b);
 			continue;
+		}
 		if (end) {
 			if (dropped > 0) {
 				dropped--;
@@ -207,18 +213,22 @@ int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 		}
 		if (!foreign && name_is(s + name, nl, rawtext)) {
 			/* the whole element, end tag included, is one leaf */
+			drop(&l, cut_a, cut_b);
 			i = find_end_tag(s, n, i, s + name, nl);
 			p = i < n ? memchr(s + i, '>', n - i) : NULL;
 			i = p ? (size_t)(p - s) + 1 : n;
 			continue;
 		}
-		if (selfclose && foreign)
-			continue;
-		if (depth >= X_MAX_DEPTH) {
-			dropped++;
-			drop(&l, t, i);
+		if (selfclose && foreign) {
+			drop(&l, cut_a, cut_b);
 			continue;
 		}
+		if (depth >= X_MAX_DEPTH) {
+			dropped++;
+			drop(&l, t, i);		/* the whole tag */
+			continue;
+		}
+		drop(&l, cut_a, cut_b);
 		depth++;
 	}
 	if (l.oom) {

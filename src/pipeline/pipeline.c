@@ -86,6 +86,7 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	co.urls_file = r->opts->urls_file;
 	co.no_rate_limit = r->opts->no_rate_limit;
 	co.progress = r->opts->progress;
+	co.now = r->opts->now;
 	lb_error_init(&cerr);
 	if (crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr) < 0) {
 		lb_error_set(err, cerr.code, "%s", cerr.msg);

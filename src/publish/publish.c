@@ -11,26 +11,30 @@
  * Invariants:
  * 1. Every key a reader can reach holds a complete object: each object is
  *    replaced whole (directory: tmp + rename; S3: a PUT is atomic).
- * 2. manifest.json never claims a hash for bytes that are not stored:
- *    it is written only after every upload and delete has succeeded.
- * 3. Every object the batch ever wrote is named by the manifest, so that
- *    a later run can delete it: before uploading a key the manifest does
- *    not know, the run first writes the manifest with that key marked
- *    "" (pending, hash unknown). A killed run leaves those marks; the next
- *    run uploads the key again if it still produces it (no hash matches
- *    "") and deletes it otherwise.
+ * 2. A hash in manifest.json is the hash of the bytes stored under its key.
+ *    So before touching any key, the run writes the manifest with every
+ *    key it will upload or delete marked "" (pending: hash unknown), and
+ *    new keys added as pending too. A killed or failed run leaves those
+ *    marks; the next run uploads a pending key again if it still produces
+ *    it (no hash equals "") and deletes it otherwise. Without the marks, a
+ *    run that reverts a half-published change would find the old hash in
+ *    the manifest and keep the newer bytes.
+ * 3. Every object the batch ever wrote is named by the manifest (marks
+ *    included), so that a later run can delete it.
+ * 4. The final manifest is written only after every upload and delete
+ *    succeeded (store_flush()).
  *
  * Phases of publish_commit():
  *   read    old manifest (missing: list <folder>/pages/, hashes unknown)
  *   plan    sort the new objects; upload = hash differs; delete = old key
  *           not produced any more; unchanged = same hash
- *   mark    if some upload is a key the manifest lacks: write the old
- *           manifest plus those keys as pending
+ *   mark    if anything is to change: write the old manifest with the keys
+ *           to upload or delete, and the new keys, marked pending
  *   upload  queue every upload, flush (S3: many in flight)
  *   delete  queue every delete, flush
  *   commit  write the new manifest, flush
- * A failure in any phase returns -1 and leaves the previous manifest (or the
- * marked one) in place; the next run converges.
+ * A failure in any phase returns -1 and leaves the marked manifest in
+ * place; the next run converges. A run that changes nothing writes nothing.
  *
  * Cost: O(n log n) to sort and look up, one manifest read, at most two
  * manifest writes, and one request per changed object.
@@ -70,6 +74,7 @@ struct old_ent {
 	char *key;
 	char *hash;		/* PENDING when unknown */
 	int seen;		/* produced again by this run */
+	int will_change;	/* to be uploaded or deleted by this run */
 };
 
 struct old_manifest {
@@ -221,6 +226,7 @@ static int old_add(struct old_manifest *m, const char *key, const char *hash,
 	m->v[m->n].key = strdup(key);
 	m->v[m->n].hash = strdup(hash);
 	m->v[m->n].seen = 0;
+	m->v[m->n].will_change = 0;
 	if (m->v[m->n].key == NULL || m->v[m->n].hash == NULL) {
 		free(m->v[m->n].key);
 		free(m->v[m->n].hash);
@@ -360,13 +366,13 @@ static const struct lb_object_meta manifest_meta = {
 };
 
 /*
- * Writes the manifest: with pending set, the old entries plus the keys of
- * this run's uploads that the old one lacks (marked PENDING); else the new
- * objects with their hashes. Both are sorted by key.
+ * Writes the manifest: with pending set, the old entries, those to upload
+ * or delete marked PENDING, merged with this run's new keys (PENDING);
+ * else the new objects with their hashes. Both are sorted by key.
  */
 static int write_manifest(struct lb_publish *p, struct lb_store *st,
-			  struct old_manifest *old, const char *upload,
-			  int pending, struct lb_error *err)
+			  struct old_manifest *old, int pending,
+			  struct lb_error *err)
 {
 	struct lb_buf b;
 	char *key = NULL;
@@ -382,20 +388,23 @@ static int write_manifest(struct lb_publish *p, struct lb_store *st,
 				      err) < 0)
 				goto out;
 	} else {
-		/* Merge two sorted lists: old entries and new keys. */
+		/* Merge the old entries with the keys the old one lacks. */
 		while (i < old->n || j < p->n) {
 			int c;
-			if (j < p->n && (!upload[j] || old_find(old, p->obj[j].key))) {
+			struct old_ent *e;
+
+			if (j < p->n && old_find(old, p->obj[j].key) != NULL) {
 				j++;
 				continue;
 			}
 			c = i >= old->n ? 1 : j >= p->n ? -1 :
 				strcmp(old->v[i].key, p->obj[j].key);
 			if (c <= 0) {
-				if (add_entry(&b, &first, old->v[i].key,
-					      old->v[i].hash, err) < 0)
+				e = &old->v[i++];
+				if (add_entry(&b, &first, e->key,
+					      e->will_change ? PENDING : e->hash,
+					      err) < 0)
 					goto out;
-				i++;
 			} else {
 				if (add_entry(&b, &first, p->obj[j].key,
 					      PENDING, err) < 0)
@@ -426,7 +435,7 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 	struct old_manifest old = { NULL, 0, 0 };
 	struct lb_publish_stats s;
 	char *upload = NULL, *key = NULL;
-	size_t i, new_keys = 0;
+	size_t i;
 	int rc = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -451,19 +460,22 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 
 		if (e != NULL)
 			e->seen = 1;
-		else
-			new_keys++;
 		if (e != NULL && strcmp(e->hash, p->obj[i].hash) == 0) {
 			s.unchanged++;
 			continue;
 		}
 		upload[i] = 1;
+		if (e != NULL)
+			e->will_change = 1;
 		s.uploaded++;
 		s.bytes_uploaded += (long long)p->obj[i].len;
 	}
-	for (i = 0; i < old.n; i++)
-		if (!old.v[i].seen)
+	for (i = 0; i < old.n; i++) {
+		if (!old.v[i].seen) {
+			old.v[i].will_change = 1;
 			s.deleted++;
+		}
+	}
 
 	if (dry_run) {
 		for (i = 0; i < p->n; i++)
@@ -487,8 +499,7 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 	}
 
 	/* mark */
-	if (new_keys > 0 &&
-	    write_manifest(p, st, &old, upload, 1, err) < 0)
+	if (write_manifest(p, st, &old, 1, err) < 0)
 		goto out;
 
 	/* upload */
@@ -526,7 +537,7 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 		goto out;
 
 	/* commit */
-	if (write_manifest(p, st, &old, upload, 0, err) < 0)
+	if (write_manifest(p, st, &old, 0, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -9,9 +9,13 @@ each is complete gzipped JSON of the Standard envelope (message,
 related_links, every SPEC 2.3 key on every link) and, in a bucket, that it
 is stored with Content-Type application/json, Content-Encoding gzip and
 Cache-Control public, max-age=86400. Then checks the manifest: every stored
-page must be named by it (so a later run can delete it); with --strict
-(after a run that finished) its keys must be exactly the stored keys and
-each hash the SHA-256 of the stored bytes. --count N: exactly N pages.
+page must be named by it (so a later run can delete it), and each hash in
+it must be the SHA-256 of the bytes stored under its key ("" marks a key a
+run was changing); with --strict (after a run that finished) its keys must
+be exactly the stored keys, none pending. --count N: exactly N pages.
+--allow-invalid-pending: an invalid object is reported, not fatal, if the
+manifest marks it pending (s3rver, unlike S3, stores the part of a PUT
+whose client died: the next run uploads every pending key again).
 Prints {"pages": n, "revisions": {...}} (the "revision R" of each answer's
 first link description, counted) and exits 1 on the first problem.
 """
@@ -96,12 +100,16 @@ class Bucket:
         return body, h
 
 
+class Invalid(Exception):
+    pass
+
+
 def check_page(key, data, headers, is_bucket):
     try:
         text = gzip.decompress(data)
         doc = json.loads(text)
     except Exception as e:  # noqa: BLE001 - any failure is the finding
-        fail("%s is not complete gzipped JSON: %s" % (key, e))
+        raise Invalid("%s is not complete gzipped JSON (%d bytes): %s" % (key, len(data), e))
     if not isinstance(doc.get("message"), str) or not isinstance(doc.get("related_links"), list):
         fail("%s is not a {message, related_links} envelope" % key)
     for link in doc["related_links"]:
@@ -130,17 +138,25 @@ def main():
     p.add_argument("--folder", required=True)
     p.add_argument("--strict", action="store_true")
     p.add_argument("--count", type=int)
+    p.add_argument("--allow-invalid-pending", action="store_true")
     a = p.parse_args()
     store = Dir(a.dir) if a.dir else Bucket(a.s3, a.bucket, a.prefix)
     folder = a.folder.strip("/") + "/"
     keys = [k for k in store.list(folder + "pages/")]
     revisions = {}
     stored = {}
+    invalid = {}
     for k in keys:
         data, headers = store.get(k)
         if data is None:
             continue  # deleted between list and get
-        rev = check_page(k, data, headers, a.s3 is not None)
+        try:
+            rev = check_page(k, data, headers, a.s3 is not None)
+        except Invalid as e:
+            if not a.allow_invalid_pending:
+                fail(str(e))
+            invalid[k[len(folder):]] = str(e)
+            rev = "invalid"
         revisions[rev] = revisions.get(rev, 0) + 1
         stored[k[len(folder):]] = hashlib.sha256(data).hexdigest()
     if a.count is not None and len(stored) != a.count:
@@ -148,17 +164,23 @@ def main():
     raw, _ = store.get(folder + "manifest.json")
     manifest = json.loads(raw)["objects"] if raw is not None else {}
     pages_in_manifest = {k: v for k, v in manifest.items() if k.startswith("pages/")}
+    for k, why in invalid.items():
+        if manifest.get(k) != "":
+            fail(why + ", and the manifest does not mark it pending")
+        print("check-store: pending, repaired by the next run: " + why, file=sys.stderr)
     for k in stored:
         if k not in manifest:
             fail("%s%s is stored but not named by the manifest" % (folder, k))
+    for k, h in pages_in_manifest.items():
+        if h != "" and stored.get(k) != h:
+            fail("%s%s: the manifest says %s, the store holds %s" % (folder, k, h, stored.get(k)))
     if a.strict:
         if raw is None:
             fail("no manifest")
         if set(pages_in_manifest) != set(stored):
             fail("manifest names %d pages, %d are stored" % (len(pages_in_manifest), len(stored)))
-        for k, h in stored.items():
-            if manifest[k] != h:
-                fail("%s%s: manifest hash %r differs from the stored bytes" % (folder, k, manifest[k]))
+        if "" in pages_in_manifest.values():
+            fail("the manifest still marks keys pending")
     print(json.dumps({"pages": len(stored), "revisions": revisions}, sort_keys=True))
 
 

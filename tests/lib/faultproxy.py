@@ -146,6 +146,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # the store opens many connections at once
+
+    def handle_error(self, request, client_address):
+        pass  # a client that gave up on a stalled answer: expected
 
 
 def main():

@@ -4,7 +4,7 @@
 # The directory is copied to a private temporary directory and every
 # occurrence of the token __ORIGIN__ in its files (and in the include file)
 # is replaced by the server's own URL (http://127.0.0.1:PORT), so fixture
-# sites can use absolute URLs. An optional include file holds server-level
+# sites can use absolute URLs (inside *.gz files too). An optional include file holds server-level
 # nginx directives (locations, redirects, add_header, limit_rate, ...).
 #
 # As a library (bash):
@@ -19,7 +19,10 @@
 #     tests/lib/origin.sh stop WORKDIR
 #
 # nginx runs in the foreground of its own master process, started by this
-# script and stopped by its pid only; its logs are in WORKDIR/logs.
+# script and stopped by its pid only; its logs are in WORKDIR/logs: each line
+# of access.log is
+#   MSEC "GET /path HTTP/1.1" STATUS BYTES "USER-AGENT" "IF-NONE-MATCH" "IF-MODIFIED-SINCE" SECONDS
+# (MSEC is when the answer ended; minus SECONDS, when the request started)
 
 origin__free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -41,6 +44,14 @@ origin__launch() {
 		chmod -R a+rX "$work/htdocs"
 		grep -rlZ __ORIGIN__ "$work/htdocs" 2>/dev/null |
 			xargs -0 -r sed -i "s#__ORIGIN__#$url#g"
+		# gzipped fixtures (sitemap.xml.gz) get the token replaced too
+		local gz
+		while IFS= read -r -d '' gz; do
+			if gzip -dc "$gz" 2>/dev/null | grep -q __ORIGIN__; then
+				gzip -dc "$gz" | sed "s#__ORIGIN__#$url#g" |
+					gzip -9n > "$gz.tmp" && mv "$gz.tmp" "$gz"
+			fi
+		done < <(find "$work/htdocs" -name '*.gz' -print0)
 		: > "$work/server.conf"
 		if [ -n "$inc" ]; then
 			sed "s#__ORIGIN__#$url#g" "$inc" > "$work/server.conf" || return 1
@@ -52,7 +63,12 @@ error_log $work/logs/error.log warn;
 daemon off;
 events { worker_connections 256; }
 http {
-	access_log $work/logs/access.log;
+	# one line per request: time (ms), request, status, bytes, agent,
+	# If-None-Match / If-Modified-Since (tests read it)
+	log_format origin '\$msec "\$request" \$status \$body_bytes_sent '
+			  '"\$http_user_agent" "\$http_if_none_match" '
+			  '"\$http_if_modified_since" \$request_time';
+	access_log $work/logs/access.log origin;
 	client_body_temp_path $work/tmp/body;
 	proxy_temp_path $work/tmp/proxy;
 	fastcgi_temp_path $work/tmp/fastcgi;
@@ -73,6 +89,8 @@ CONF
 		local i
 		for i in $(seq 1 100); do
 			if curl -s -o /dev/null "$url/" 2>/dev/null; then
+				# the log starts empty: only the test's requests
+				: > "$work/logs/access.log"
 				echo "$url"
 				return 0
 			fi

@@ -5,6 +5,7 @@
  * A golden case is a folder tests/data/extract/NNNN-name/ with
  *   input.html     the page, as bytes (any charset)
  *   expected.json  {
+ *     "about": "what the case shows",  free text, not checked
  *     "page_url": "https://...",       the URL it was fetched from
  *     "charset": "iso-8859-1",         optional: the HTTP header's charset
  *     "expect": { "title": "...", "author": ["..."], "image_url": null,
@@ -509,13 +510,36 @@ static void test_caps(void **state)
 	assert_string_equal(doc.title, "Shallow");
 	lb_doc_release(&doc);
 
-	/* 20000 nested elements: no recursion, no time blow-up */
+	/* 200000 nested elements: gumbo alone would take minutes (it is
+	 * quadratic in depth); the limiter keeps it linear */
 	lb_buf_reset(&b);
-	for (i = 0; i < 20000; i++)
+	for (i = 0; i < 200000; i++)
 		lb_buf_adds(&b, "<div><span>", NULL);
-	lb_buf_adds(&b, "<h1>Deep title</h1>", NULL);
+	lb_buf_adds(&b, "<h1>Deep title</h1><p>deep text", NULL);
 	doc = run(b.data, "https://e.example/");
-	assert_non_null(doc.text);
+	assert_string_equal(doc.title, "Deep title");
+	assert_string_equal(doc.text, "Deep title\ndeep text");
+	lb_doc_release(&doc);
+
+	/* a tag with 100000 attributes (quadratic in gumbo too), then tags
+	 * beyond the depth cap that also have too many attributes */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<h1 ", NULL);
+	for (i = 0; i < 100000; i++)
+		lb_buf_printf(&b, NULL, "a%d='>' ", i);
+	lb_buf_adds(&b, ">Many attributes</h1>", NULL);
+	for (i = 0; i < X_MAX_DEPTH + 10; i++) {
+		int k;
+
+		lb_buf_adds(&b, "<div", NULL);
+		for (k = 0; k < X_MAX_ATTRS + 2; k++)
+			lb_buf_printf(&b, NULL, " b%d", k);
+		lb_buf_adds(&b, ">", NULL);
+	}
+	lb_buf_adds(&b, "end", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Many attributes");
+	assert_string_equal(doc.text, "Many attributes\nend");
 	lb_doc_release(&doc);
 	lb_buf_release(&b);
 }
