@@ -16,7 +16,8 @@
  *   5. G = B B^T (l x l, double) = U_B S^2 U_B^T by dsyevd.
  *   6. page vectors = Q U_B[:, top k] S_k, centred (the mean page is
  *      subtracted: what every page shares says nothing about which pages
- *      are related), rows made unit length.
+ *      are related; pages without terms stay zero, a page equal to the
+ *      mean keeps its direction), rows made unit length.
  * X stays sparse: products with it cost nnz * l. QR and the small
  * eigenproblem go to LAPACKE, the dense products to OpenBLAS.
  *
@@ -123,7 +124,7 @@ int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
 	uint32_t *map = NULL;
 	float *om = NULL, *y = NULL, *z = NULL, *tau = NULL, *g = NULL;
 	float *ub = NULL, *res = NULL;
-	double *gd = NULL, *ev = NULL;
+	double *gd = NULL, *ev = NULL, *mu = NULL;
 	uint64_t st = seed ? seed : 0x6c696e6b626f74ULL;	/* "linkbot" */
 	int rc = -1;
 
@@ -203,14 +204,37 @@ int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
 		    (int)l, 1.0f, y, (int)l, ub, (int)k, 0.0f, res, (int)k);
 	/* centre: the mean page is what every page shares; without it the
 	 * cosines measure what sets pages apart */
-	for (j = 0; j < k; j++) {
-		double mu = 0;
+	/* (over pages with terms only: a page without any stays zero, so it
+	 * relates to nothing rather than to the opposite of the mean) */
+	for (j = 0, it = 0; it < n; it++)
+		j += x->ptr[it + 1] > x->ptr[it];
+	if (j > 0 && (mu = calloc(k, sizeof(*mu))) == NULL)
+		goto nomem;
+	if (j > 0) {
+		size_t used = j;
 
 		for (i = 0; i < n; i++)
-			mu += res[i * k + j];
-		mu /= (double)n;
-		for (i = 0; i < n; i++)
-			res[i * k + j] -= (float)mu;
+			for (j = 0; j < k; j++)
+				mu[j] += res[i * k + j];
+		for (j = 0; j < k; j++)
+			mu[j] /= (double)used;
+		for (i = 0; i < n; i++) {
+			double before = 0, after = 0, t;
+
+			if (x->ptr[i + 1] == x->ptr[i])
+				continue;
+			for (j = 0; j < k; j++) {
+				t = res[i * k + j];
+				before += t * t;
+				after += (t - mu[j]) * (t - mu[j]);
+			}
+			/* a page that is the mean page (every page alike)
+			 * keeps its direction instead of vanishing */
+			if (after < 1e-6 * before)
+				continue;
+			for (j = 0; j < k; j++)
+				res[i * k + j] -= (float)mu[j];
+		}
 	}
 	rows_normalize(res, n, k);
 	*kp = k;
@@ -232,6 +256,7 @@ out:
 	free(g);
 	free(gd);
 	free(ev);
+	free(mu);
 	free(ub);
 	free(res);
 	return rc;

@@ -440,6 +440,57 @@ static void test_candidates_languages(void **state)
 			lb_doc_release(&docs[i]);
 }
 
+/* Degenerate input: no pages, empty pages, identical pages (ties go to
+ * the lower target index), more slots than targets. */
+static void test_candidates_edges(void **state)
+{
+	struct lb_doc docs[6];
+	const struct lb_doc *p[6];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = 8 };
+	struct lb_candidates c;
+	struct lb_error err;
+	size_t i;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	in.src = in.tgt = p;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	assert_int_equal(c.n_src, 0);
+	lb_candidates_release(&c);
+	for (i = 0; i < 6; i++) {
+		lb_doc_init(&docs[i]);
+		if (i >= 2)	/* 0, 1: no text at all */
+			docs[i].text = strdup("identical words about postgres "
+					      "vacuum and autovacuum tuning");
+		p[i] = &docs[i];
+	}
+	in.n_src = in.n_tgt = 6;
+	for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+		o.method = (enum lb_relate_method)meth;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		/* page 2: pages 3, 4, 5 tie at the top, in index order */
+		assert_int_equal(c.target[2 * 8 + 0], 3);
+		assert_int_equal(c.target[2 * 8 + 1], 4);
+		assert_int_equal(c.target[2 * 8 + 2], 5);
+		assert_true(c.score[2 * 8] > 0.99f);
+		/* 5 other pages for 8 slots */
+		assert_int_equal(c.target[2 * 8 + 5], LB_NO_TARGET);
+		/* an empty page relates to nothing better than score 0 */
+		assert_true(c.score[0] == 0);
+		for (i = 0; i < 6 * 8; i++)
+			assert_int_not_equal(c.target[i], i / 8);
+		lb_candidates_release(&c);
+	}
+	o.row_begin = 4;
+	o.row_end = 7;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), -1);
+	assert_int_equal(err.code, LB_EUSAGE);
+	for (i = 0; i < 6; i++)
+		lb_doc_release(&docs[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
+		cmocka_unit_test(test_candidates_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
