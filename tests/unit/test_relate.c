@@ -436,6 +436,31 @@ static void test_candidates_languages(void **state)
 	}
 	free(buf);
 	lb_candidates_release(&part);
+
+	/* shard jobs export their rows; the files concatenated read back
+	 * as the unsharded candidates, bit for bit */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (i = 0; i < 3; i++) {
+		struct lb_relate_opts so = { .m = 4 };
+
+		relate_shard_range(NS, (unsigned)i, 3, &so.row_begin,
+				   &so.row_end);
+		assert_int_equal(relate_candidates(&in, &so, &part, &err), 0);
+		assert_int_equal(relate_export_tsv(f, &in, &part, so.row_begin,
+						   &err), 0);
+		lb_candidates_release(&part);
+	}
+	fclose(f);
+	assert_int_equal(relate_import_tsv(buf, &in, 4, &part, &err), 0);
+	assert_int_equal(part.n_src, NS);
+	assert_memory_equal(part.target, c.target, NS * 4 * 4);
+	assert_memory_equal(part.score, c.score, NS * 4 * 4);
+	lb_candidates_release(&part);
+	assert_int_equal(relate_import_tsv("nowhere\tx\t1\n", &in, 4, &part,
+					   &err), -1);
+	assert_int_equal(err.code, LB_EPARSE);
+	free(buf);
 	lb_candidates_release(&c);
 	for (i = 0; i < NT + NS; i++)
 		if (i < NT || i >= NT + 4)
