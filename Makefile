@@ -47,14 +47,24 @@ $(BUILD)/linkbot: $(MAIN_OBJ) $(OBJ) | $(DEPS)
 
 $(BUILD)/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(OPT) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(OPT) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/san/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC san  $<"
+	@$(CC) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(SAN_OBJ) | $(DEPS)
-	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka
+# Test drivers and benchmark programs link against an archive of the modules.
+$(BUILD)/liblinkbot.a: $(OBJ)
+	@rm -f $@ && ar rcs $@ $^
+
+# Unit tests link against an archive, so each pulls in only the modules it uses.
+$(BUILD)/san/liblinkbot.a: $(SAN_OBJ)
+	@rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/liblinkbot.a | $(DEPS)
+	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka -lglpk
 
 test: $(BUILD)/linkbot $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run

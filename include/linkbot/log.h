@@ -4,7 +4,7 @@
  * Each line carries the UTC time and the current stage:
  *   2026-11-22T00:00:01Z crawl: cannot fetch 'http://x/': timeout
  * log_warn() appends strerror(errno); log_warnx() does not.
- * fatal() and fatalx() log and exit(3); only main.c and cmd/ may call them.
+ * fatal() and fatalx() log and exit(4) (LB_EXIT_ENV); only main.c and cmd/ may call them.
  * log_debug() prints only at verbosity >= 2, log_info() at >= 1.
  */
 #ifndef LINKBOT_LOG_H

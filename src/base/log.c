@@ -80,7 +80,7 @@ void fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(fmt, ap, e);
 	va_end(ap);
-	exit(3);
+	exit(4);	/* LB_EXIT_ENV, see cmd.h */
 }
 
 void fatalx(const char *fmt, ...)
@@ -90,5 +90,5 @@ void fatalx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(fmt, ap, NULL);
 	va_end(ap);
-	exit(3);
+	exit(4);	/* LB_EXIT_ENV, see cmd.h */
 }

@@ -5,12 +5,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BUILD=${BUILD:-build}
-make -s BUILD="$BUILD" "$BUILD/linkbot" >&2
+make -s BUILD="$BUILD" "$BUILD/linkbot" "$BUILD/liblinkbot.a" >&2
 out="$BUILD/tests/publish-driver"
 src=tests/lib/publish-driver.c
-objs=$(find "$BUILD/src" -mindepth 2 -name '*.o' | sort)
-if [ ! -x "$out" ] || [ "$src" -nt "$out" ] ||
-   [ -n "$(find "$BUILD/src" -mindepth 2 -name '*.o' -newer "$out")" ]; then
+objs="$BUILD/liblinkbot.a"
+if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$objs" -nt "$out" ]; then
 	mkdir -p "$(dirname "$out")"
 	pkgs="libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
 	# shellcheck disable=SC2046,SC2086

@@ -1,0 +1,42 @@
+/*
+ * cmd.h - the subcommands of the linkbot program and its exit codes.
+ *
+ * One file per subcommand in src/cmd/; src/main.c holds the table that maps
+ * a name to its function. Each function parses its own options, prints its
+ * own --help and returns an exit code; only main.c and cmd/ exit.
+ */
+#ifndef LINKBOT_CMD_H
+#define LINKBOT_CMD_H
+
+#include "linkbot/config.h"
+
+/* Exit codes of the linkbot program (documented in README.md). */
+enum lb_exit {
+	LB_EXIT_OK = 0,		/* done */
+	LB_EXIT_FAIL = 1,	/* done, but something failed: an endpoint of a
+				   run, a page for inspect, a lookup error answer */
+	LB_EXIT_USAGE = 2,	/* bad command line */
+	LB_EXIT_CONFIG = 3,	/* the configuration is invalid; nothing touched */
+	LB_EXIT_ENV = 4,	/* the environment failed: disk, state, store,
+				   credentials, out of memory */
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_crawl(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_page_id(int argc, char **argv);
+int cmd_lookup(int argc, char **argv);
+int cmd_preview(int argc, char **argv);
+
+/* The config file: --config, else $LINKBOT_CONFIG, else linkbot.yaml. */
+const char *cmd_config_path(const char *opt);
+
+/*
+ * Loads the config, printing the error; returns LB_EXIT_OK or
+ * LB_EXIT_CONFIG (with *cfg NULL).
+ */
+int cmd_load_config(const char *opt, struct lb_config **cfg);
+
+#endif

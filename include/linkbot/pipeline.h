@@ -1,0 +1,60 @@
+/*
+ * pipeline.h - the nightly job: the order of the stages and what flows
+ * between them, per client and endpoint.
+ *
+ *   crawl    URL sources -> corpus          (state/<client>/corpus.sqlite)
+ *   build    corpus -> relate -> assign     (state/<client>/<endpoint>/links.tsv)
+ *   publish  corpus + links -> render -> store  (docs/store.md)
+ *
+ * `linkbot run` runs all three; `linkbot crawl|build|publish` one each.
+ * A failed endpoint is reported and the others go on; only the environment
+ * (state directory, store, memory) stops the run.
+ */
+#ifndef LINKBOT_PIPELINE_H
+#define LINKBOT_PIPELINE_H
+
+#include <stdint.h>
+#include <time.h>
+#include "linkbot/config.h"
+#include "linkbot/error.h"
+
+enum lb_stage {
+	LB_STAGE_CRAWL = 1 << 0,
+	LB_STAGE_BUILD = 1 << 1,
+	LB_STAGE_PUBLISH = 1 << 2,
+	LB_STAGE_ALL = 7,
+};
+
+struct lb_run_opts {
+	const char *endpoint;	/* "client/endpoint" or "client", NULL = all */
+	const char *store;	/* overrides cfg->store */
+	const char *urls_file;	/* crawl: side crawl of these URLs */
+	const char *export_dir;	/* build: write candidates.tsv there */
+	int force;		/* crawl even if done today */
+	int dry_run;		/* publish: only say what would change */
+	int progress;		/* progress bars on a TTY */
+	int no_rate_limit;	/* benchmarks only */
+	int have_seed;
+	uint64_t seed;		/* random completion and pools; default: the day */
+	time_t now;		/* injectable clock (--now) */
+};
+
+struct lb_run_stats {
+	int endpoints_failed;
+};
+
+/*
+ * Runs the stages of `stages` for the selected clients and endpoints.
+ * Returns 0 (see stats for failed endpoints) or -1 when the environment
+ * failed (err says what).
+ */
+int pipeline_run(const struct lb_config *cfg, unsigned stages,
+		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
+		 struct lb_error *err);
+
+/* state/<client>/<endpoint>/links.tsv; caller frees. */
+char *pipeline_links_path(const struct lb_config *cfg,
+			  const struct lb_client *cl,
+			  const struct lb_endpoint *ep);
+
+#endif

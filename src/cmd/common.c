@@ -1,0 +1,31 @@
+/* common.c - what every subcommand shares: finding and loading the config. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "linkbot/cmd.h"
+
+const char *cmd_config_path(const char *opt)
+{
+	const char *env = getenv("LINKBOT_CONFIG");
+
+	if (opt != NULL)
+		return opt;
+	if (env != NULL && *env != '\0')
+		return env;
+	return "linkbot.yaml";
+}
+
+int cmd_load_config(const char *opt, struct lb_config **cfg)
+{
+	struct lb_error err;
+
+	lb_error_init(&err);
+	if (config_load(cmd_config_path(opt), cfg, &err) < 0) {
+		fprintf(stderr, "linkbot: %s\n", err.msg);
+		if (err.code == LB_ENOTFOUND)
+			fprintf(stderr, "linkbot: give the file with --config "
+					"FILE (see examples/linkbot.yaml)\n");
+		return LB_EXIT_CONFIG;
+	}
+	return LB_EXIT_OK;
+}

@@ -1,0 +1,971 @@
+/*
+ * config.c - load and validate the YAML configuration; see config.h.
+ *
+ * libyaml loads the file into a node tree (its document API keeps each
+ * node's line); we walk it with one table of known keys per mapping, so a
+ * typo is reported at its line with the closest known key. Nothing outside
+ * memory is touched before the whole file validated.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "linkbot/config.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/urlpattern.h"
+
+#define CONFIG_MAX_BYTES (4 << 20)
+
+struct ctx {
+	const char *name;	/* file name, for messages */
+	yaml_document_t *doc;
+	struct lb_error *err;
+};
+
+static int cfg_error(struct ctx *c, const yaml_node_t *n, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
+
+static int cfg_error(struct ctx *c, const yaml_node_t *n, const char *fmt,
+		     ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n != NULL)
+		return lb_error_set(c->err, LB_ECONFIG, "%s:%lu: %s", c->name,
+				    (unsigned long)n->start_mark.line + 1, msg);
+	return lb_error_set(c->err, LB_ECONFIG, "%s: %s", c->name, msg);
+}
+
+static int line_of(const yaml_node_t *n)
+{
+	return (int)n->start_mark.line + 1;
+}
+
+static yaml_node_t *node(struct ctx *c, int idx)
+{
+	return yaml_document_get_node(c->doc, idx);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n != NULL && n->type == YAML_SCALAR_NODE ?
+		       (const char *)n->data.scalar.value : NULL;
+}
+
+/* Levenshtein distance, for "did you mean" on short keys. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64], prev, tmp;
+
+	if (la >= 63 || lb >= 63)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * Checks that every key of mapping n is one of keys[] (NULL-terminated);
+ * otherwise reports the unknown key with the closest known one.
+ */
+static int check_keys(struct ctx *c, yaml_node_t *n, const char *what,
+		      const char *const *keys)
+{
+	yaml_node_pair_t *p;
+	char list[256];
+	size_t i, len = 0;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return cfg_error(c, n, "%s must be a mapping of 'key: value'",
+				 what);
+	list[0] = '\0';
+	for (i = 0; keys[i] != NULL; i++)
+		len += (size_t)snprintf(list + len,
+					len < sizeof(list) ? sizeof(list) - len : 0,
+					"%s%s", i ? ", " : "", keys[i]);
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = node(c, p->key);
+		const char *ks = scalar(k);
+		const char *best = NULL;
+		size_t bestd = SIZE_MAX;
+
+		if (ks == NULL)
+			return cfg_error(c, k, "keys of %s must be plain words",
+					 what);
+		for (i = 0; keys[i] != NULL; i++) {
+			size_t d = distance(ks, keys[i]);
+			if (d == 0)
+				break;
+			if (d < bestd) {
+				bestd = d;
+				best = keys[i];
+			}
+		}
+		if (keys[i] != NULL)
+			continue;
+		if (best != NULL && bestd <= 2)
+			return cfg_error(c, k,
+					 "unknown key '%s' in %s; did you mean "
+					 "'%s'?",
+					 ks, what, best);
+		return cfg_error(c, k, "unknown key '%s' in %s (known: %s)",
+				 ks, what, list);
+	}
+	return 0;
+}
+
+static yaml_node_t *get(struct ctx *c, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *ks = scalar(node(c, p->key));
+		if (ks != NULL && strcmp(ks, key) == 0)
+			return node(c, p->value);
+	}
+	return NULL;
+}
+
+static int get_str(struct ctx *c, yaml_node_t *map, const char *key,
+		   int required, char **out)
+{
+	yaml_node_t *v = get(c, map, key);
+	const char *s = scalar(v);
+
+	if (v == NULL) {
+		if (required)
+			return cfg_error(c, map, "missing required key '%s'",
+					 key);
+		return 0;
+	}
+	if (s == NULL)
+		return cfg_error(c, v, "'%s' must be a single value", key);
+	if (*s == '\0') {
+		if (required)
+			return cfg_error(c, v, "'%s' must not be empty", key);
+		return 0;
+	}
+	free(*out);
+	*out = strdup(s);
+	if (*out == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int get_long(struct ctx *c, yaml_node_t *map, const char *key,
+		    long min, long max, long *out)
+{
+	yaml_node_t *v = get(c, map, key);
+	const char *s = scalar(v);
+	char *end;
+	long x;
+
+	if (v == NULL)
+		return 0;
+	if (s == NULL)
+		return cfg_error(c, v, "'%s' must be a number", key);
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		return cfg_error(c, v, "'%s' must be a whole number, not '%s'",
+				 key, s);
+	if (x < min || x > max)
+		return cfg_error(c, v, "'%s' must be between %ld and %ld, not %ld",
+				 key, min, max, x);
+	*out = x;
+	return 0;
+}
+
+static int get_int(struct ctx *c, yaml_node_t *map, const char *key,
+		   long min, long max, int *out)
+{
+	long x = *out;
+
+	if (get_long(c, map, key, min, max, &x) < 0)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+static int get_bool(struct ctx *c, yaml_node_t *map, const char *key,
+		    int *out)
+{
+	yaml_node_t *v = get(c, map, key);
+	const char *s = scalar(v);
+
+	if (v == NULL)
+		return 0;
+	if (s != NULL && (!strcasecmp(s, "true") || !strcasecmp(s, "yes") ||
+			  !strcasecmp(s, "on"))) {
+		*out = 1;
+		return 0;
+	}
+	if (s != NULL && (!strcasecmp(s, "false") || !strcasecmp(s, "no") ||
+			  !strcasecmp(s, "off"))) {
+		*out = 0;
+		return 0;
+	}
+	return cfg_error(c, v, "'%s' must be true or false", key);
+}
+
+/* A value that is one string or a sequence of strings. */
+static int get_strlist(struct ctx *c, yaml_node_t *map, const char *key,
+		       struct lb_strlist *out)
+{
+	yaml_node_t *v = get(c, map, key);
+	yaml_node_item_t *it;
+
+	if (v == NULL)
+		return 0;
+	if (v->type == YAML_SCALAR_NODE)
+		return lb_strlist_add(out, scalar(v), c->err);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return cfg_error(c, v, "'%s' must be a value or a list", key);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		const char *s = scalar(node(c, *it));
+		if (s == NULL || *s == '\0')
+			return cfg_error(c, node(c, *it),
+					 "items of '%s' must be non-empty values",
+					 key);
+		if (lb_strlist_add(out, s, c->err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Iterates the items of a sequence-valued key; NULL/0 when absent. */
+static int get_seq(struct ctx *c, yaml_node_t *map, const char *key,
+		   yaml_node_item_t **start, size_t *n)
+{
+	yaml_node_t *v = get(c, map, key);
+
+	*start = NULL;
+	*n = 0;
+	if (v == NULL)
+		return 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return cfg_error(c, v, "'%s' must be a list (items start with '- ')",
+				 key);
+	*start = v->data.sequence.items.start;
+	*n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	return 0;
+}
+
+int config_valid_id(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || !((s[0] >= 'a' && s[0] <= 'z') ||
+			   (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char ch = s[i];
+		if (i >= 64)
+			return 0;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-' || ch == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static int valid_uuid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		char ch = s[i];
+		if (i >= 64 || !((ch >= 'a' && ch <= 'z') ||
+				 (ch >= 'A' && ch <= 'Z') ||
+				 (ch >= '0' && ch <= '9') || ch == '-' ||
+				 ch == '_'))
+			return 0;
+	}
+	return i > 0;
+}
+
+static int valid_http_url(const char *s)
+{
+	return strncasecmp(s, "http://", 7) == 0 ||
+	       strncasecmp(s, "https://", 8) == 0;
+}
+
+static const char *const top_keys[] = { "store", "s3", "state", "crawl",
+					"clients", "projects", NULL };
+static const char *const s3_keys[] = { "endpoint", "region", "path_style",
+				       NULL };
+static const char *const crawl_keys[] = {
+	"pages_per_minute", "bot_info_url", "allow_private", "max_pages",
+	"max_body_bytes", "timeout_seconds", "max_redirects", NULL
+};
+static const char *const client_keys[] = { "id", "sources", "sets",
+					   "endpoints", NULL };
+static const char *const source_keys[] = { "sitemap_index", "sitemap",
+					   "html_sitemap", "robots",
+					   "pattern", NULL };
+static const char *const endpoint_keys[] = {
+	"id", "variant", "source", "target", "links", "min_incoming",
+	"max_incoming", "random_completion", "multi_language", "query_params",
+	"extra_fields", "state", NULL
+};
+static const char *const project_keys[] = { "uuid", "client",
+					    "api_key_sha256", "modules", NULL };
+static const char *const module_keys[] = { "id", "from", "to", "links",
+					   NULL };
+
+static int parse_source(struct ctx *c, yaml_node_t *n,
+			struct lb_url_source *s)
+{
+	static const struct {
+		const char *key;
+		enum lb_source_kind kind;
+	} kinds[] = {
+		{ "sitemap_index", LB_SOURCE_SITEMAP_INDEX },
+		{ "sitemap", LB_SOURCE_SITEMAP },
+		{ "html_sitemap", LB_SOURCE_HTML_SITEMAP },
+		{ "robots", LB_SOURCE_ROBOTS },
+	};
+	size_t i, found = 0;
+
+	if (check_keys(c, n, "a URL source", source_keys) < 0)
+		return -1;
+	s->line = line_of(n);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (get(c, n, kinds[i].key) == NULL)
+			continue;
+		found++;
+		s->kind = kinds[i].kind;
+		if (get_str(c, n, kinds[i].key, 1, &s->url) < 0)
+			return -1;
+	}
+	if (found != 1)
+		return cfg_error(c, n,
+				 "a URL source needs exactly one of "
+				 "sitemap_index, sitemap, html_sitemap, robots");
+	if (!valid_http_url(s->url))
+		return cfg_error(c, n, "source URL '%s' must start with "
+				 "http:// or https://", s->url);
+	if (get_str(c, n, "pattern", 0, &s->pattern) < 0)
+		return -1;
+	if (s->pattern != NULL && s->kind != LB_SOURCE_SITEMAP_INDEX)
+		return cfg_error(c, get(c, n, "pattern"),
+				 "'pattern' only applies to a sitemap_index");
+	if (s->pattern != NULL) {
+		struct lb_error perr;
+		lb_error_init(&perr);
+		if (!urlpattern_valid(s->pattern, &perr))
+			return cfg_error(c, get(c, n, "pattern"), "%s", perr.msg);
+	}
+	return 0;
+}
+
+static const struct lb_set *find_set(const struct lb_client *cl,
+				     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n_sets; i++)
+		if (strcmp(cl->sets[i].name, name) == 0)
+			return &cl->sets[i];
+	return NULL;
+}
+
+static int parse_endpoint(struct ctx *c, yaml_node_t *n,
+			  struct lb_client *cl, struct lb_endpoint *ep)
+{
+	char *s = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (check_keys(c, n, "an endpoint", endpoint_keys) < 0)
+		return -1;
+	ep->line = line_of(n);
+	ep->links = 8;
+	ep->min_incoming = -1;
+	ep->random_completion = -1;
+	if (get_str(c, n, "id", 1, &ep->id) < 0)
+		goto out;
+	if (!config_valid_id(ep->id)) {
+		cfg_error(c, get(c, n, "id"),
+			  "endpoint id '%s' must be 1-64 of a-z 0-9 - _ "
+			  "starting with a letter or digit", ep->id);
+		goto out;
+	}
+	if (get_str(c, n, "variant", 0, &s) < 0)
+		goto out;
+	if (s == NULL || strcmp(s, "standard") == 0)
+		ep->variant = LB_VARIANT_STANDARD;
+	else if (strcmp(s, "enterprise") == 0)
+		ep->variant = LB_VARIANT_ENTERPRISE;
+	else {
+		cfg_error(c, get(c, n, "variant"),
+			  "variant '%s' must be standard or enterprise", s);
+		goto out;
+	}
+	free(s);
+	s = NULL;
+	if (get_str(c, n, "source", 1, &s) < 0)
+		goto out;
+	if ((ep->source = find_set(cl, s)) == NULL) {
+		cfg_error(c, get(c, n, "source"),
+			  "source set '%s' is not defined in this client's sets",
+			  s);
+		goto out;
+	}
+	free(s);
+	s = NULL;
+	if (get_str(c, n, "target", 0, &s) < 0)
+		goto out;
+	ep->target = s ? find_set(cl, s) : ep->source;
+	if (ep->target == NULL) {
+		cfg_error(c, get(c, n, "target"),
+			  "target set '%s' is not defined in this client's sets",
+			  s);
+		goto out;
+	}
+	free(s);
+	s = NULL;
+	if (get_int(c, n, "links", 1, 100, &ep->links) < 0 ||
+	    get_int(c, n, "min_incoming", 0, 1000, &ep->min_incoming) < 0 ||
+	    get_int(c, n, "max_incoming", 0, 1000000, &ep->max_incoming) < 0 ||
+	    get_bool(c, n, "random_completion", &ep->random_completion) < 0 ||
+	    get_bool(c, n, "multi_language", &ep->multi_language) < 0 ||
+	    get_strlist(c, n, "query_params", &ep->query_params) < 0 ||
+	    get_strlist(c, n, "extra_fields", &ep->extra_fields) < 0 ||
+	    get_str(c, n, "state", 0, &s) < 0)
+		goto out;
+	if (ep->min_incoming < 0)
+		ep->min_incoming = ep->links;
+	if (ep->random_completion < 0)
+		ep->random_completion = 1;
+	if (ep->max_incoming > 0 && ep->max_incoming < ep->min_incoming) {
+		cfg_error(c, get(c, n, "max_incoming"),
+			  "max_incoming (%d) is below min_incoming (%d)",
+			  ep->max_incoming, ep->min_incoming);
+		goto out;
+	}
+	for (i = 0; i < ep->query_params.n; i++)
+		if (strcmp(ep->query_params.v[i], "*") == 0)
+			ep->query_keep_all = 1;
+	for (i = 0; i < ep->extra_fields.n; i++) {
+		const char *f = ep->extra_fields.v[i];
+		int known = 0, k;
+		for (k = 0; k < LB_F__COUNT; k++)
+			known |= strcmp(f, lb_doc_field_name(k)) == 0;
+		if (!known) {
+			cfg_error(c, get(c, n, "extra_fields"),
+				  "extra field '%s' is not an index field "
+				  "(title, description, author, category, "
+				  "image_url, language, location, "
+				  "published_time, read_time, url_qs_params, "
+				  "text)", f);
+			goto out;
+		}
+	}
+	if (s == NULL || strcmp(s, "active") == 0)
+		ep->state = LB_EP_ACTIVE;
+	else if (strcmp(s, "pending") == 0)
+		ep->state = LB_EP_PENDING;
+	else if (strcmp(s, "disabled") == 0)
+		ep->state = LB_EP_DISABLED;
+	else {
+		cfg_error(c, get(c, n, "state"),
+			  "state '%s' must be active, pending or disabled", s);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(s);
+	return rc;
+}
+
+static int parse_sets(struct ctx *c, yaml_node_t *n, struct lb_client *cl)
+{
+	yaml_node_pair_t *p;
+	size_t count;
+
+	if (n == NULL)
+		return cfg_error(c, NULL, "client '%s' has no 'sets'", cl->id);
+	if (n->type != YAML_MAPPING_NODE)
+		return cfg_error(c, n,
+				 "'sets' must map a set name to its URL "
+				 "patterns, e.g. 'blog: [\"example.com/blog/{slug}\"]'");
+	count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	cl->sets = calloc(count ? count : 1, sizeof(*cl->sets));
+	if (cl->sets == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+		struct lb_set *set = &cl->sets[cl->n_sets];
+		yaml_node_item_t *it;
+		const char *name = scalar(k);
+
+		if (!config_valid_id(name))
+			return cfg_error(c, k,
+					 "set name '%s' must be 1-64 of a-z 0-9 "
+					 "- _", name ? name : "?");
+		if (find_set(cl, name) != NULL)
+			return cfg_error(c, k, "set '%s' is defined twice",
+					 name);
+		set->line = line_of(k);
+		if ((set->name = strdup(name)) == NULL)
+			return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		cl->n_sets++;
+		if (v->type == YAML_SCALAR_NODE && *scalar(v) != '\0') {
+			if (lb_strlist_add(&set->patterns, scalar(v), c->err) < 0)
+				return -1;
+			continue;
+		}
+		if (v->type != YAML_SEQUENCE_NODE ||
+		    v->data.sequence.items.start == v->data.sequence.items.top)
+			return cfg_error(c, v,
+					 "set '%s' needs one or more URL "
+					 "patterns", name);
+		for (it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top; it++) {
+			const char *s = scalar(node(c, *it));
+			if (s == NULL || *s == '\0')
+				return cfg_error(c, node(c, *it),
+						 "a URL pattern must be a "
+						 "non-empty value");
+			if (lb_strlist_add(&set->patterns, s, c->err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Each URL pattern of each set must compile (docs/crawl.md). */
+static int check_patterns(struct ctx *c, yaml_node_t *sets_node,
+			  const struct lb_client *cl)
+{
+	size_t i, j;
+
+	for (i = 0; i < cl->n_sets; i++) {
+		const struct lb_set *set = &cl->sets[i];
+		for (j = 0; j < set->patterns.n; j++) {
+			struct lb_error perr;
+			lb_error_init(&perr);
+			if (!urlpattern_valid(set->patterns.v[j], &perr))
+				return cfg_error(c, get(c, sets_node, set->name),
+						 "set '%s': %s", set->name,
+						 perr.msg);
+		}
+	}
+	return 0;
+}
+
+static int parse_client(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
+			struct lb_client *cl)
+{
+	yaml_node_item_t *items;
+	size_t count, i, j;
+
+	if (check_keys(c, n, "a client", client_keys) < 0)
+		return -1;
+	cl->line = line_of(n);
+	if (get_str(c, n, "id", 1, &cl->id) < 0)
+		return -1;
+	if (!config_valid_id(cl->id))
+		return cfg_error(c, get(c, n, "id"),
+				 "client id '%s' must be 1-64 of a-z 0-9 - _ "
+				 "starting with a letter or digit", cl->id);
+	if (config_client(cfg, cl->id) != NULL)
+		return cfg_error(c, get(c, n, "id"),
+				 "client '%s' is defined twice", cl->id);
+	if (get_seq(c, n, "sources", &items, &count) < 0)
+		return -1;
+	if (count == 0)
+		return cfg_error(c, n, "client '%s' needs at least one URL "
+				 "source under 'sources'", cl->id);
+	cl->sources = calloc(count, sizeof(*cl->sources));
+	if (cl->sources == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	for (i = 0; i < count; i++) {
+		cl->n_sources++;	/* counted first: freed even if it fails */
+		if (parse_source(c, node(c, items[i]), &cl->sources[i]) < 0)
+			return -1;
+	}
+	if (parse_sets(c, get(c, n, "sets"), cl) < 0 ||
+	    check_patterns(c, get(c, n, "sets"), cl) < 0)
+		return -1;
+	if (get_seq(c, n, "endpoints", &items, &count) < 0)
+		return -1;
+	cl->endpoints = calloc(count ? count : 1, sizeof(*cl->endpoints));
+	if (cl->endpoints == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	for (i = 0; i < count; i++) {
+		struct lb_endpoint *ep = &cl->endpoints[i];
+		cl->n_endpoints++;
+		if (parse_endpoint(c, node(c, items[i]), cl, ep) < 0)
+			return -1;
+		for (j = 0; j < i; j++)
+			if (strcmp(cl->endpoints[j].id, ep->id) == 0)
+				return cfg_error(c, node(c, items[i]),
+						 "endpoint '%s' is defined "
+						 "twice in client '%s'",
+						 ep->id, cl->id);
+	}
+	return 0;
+}
+
+static int valid_sha256_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
+static int parse_project(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
+			 struct lb_project *pr)
+{
+	yaml_node_item_t *items;
+	size_t count, i;
+	char *client = NULL;
+	int rc = -1;
+
+	if (check_keys(c, n, "a project", project_keys) < 0)
+		return -1;
+	pr->line = line_of(n);
+	if (get_str(c, n, "uuid", 1, &pr->uuid) < 0 ||
+	    get_str(c, n, "client", 1, &client) < 0 ||
+	    get_strlist(c, n, "api_key_sha256", &pr->key_sha256) < 0)
+		goto out;
+	if (!valid_uuid(pr->uuid)) {
+		cfg_error(c, get(c, n, "uuid"),
+			  "project uuid '%s' must be 1-64 of A-Z a-z 0-9 - _",
+			  pr->uuid);
+		goto out;
+	}
+	if ((pr->client = config_client(cfg, client)) == NULL) {
+		cfg_error(c, get(c, n, "client"),
+			  "project client '%s' is not defined under 'clients'",
+			  client);
+		goto out;
+	}
+	if (pr->key_sha256.n == 0) {
+		cfg_error(c, n,
+			  "project '%s' needs api_key_sha256: the SHA-256 hex "
+			  "of each API key (never the key itself; "
+			  "`printf %%s KEY | sha256sum`)", pr->uuid);
+		goto out;
+	}
+	for (i = 0; i < pr->key_sha256.n; i++)
+		if (!valid_sha256_hex(pr->key_sha256.v[i])) {
+			cfg_error(c, get(c, n, "api_key_sha256"),
+				  "'%s' is not a lower-case SHA-256 hex "
+				  "digest (64 characters)", pr->key_sha256.v[i]);
+			goto out;
+		}
+	if (get_seq(c, n, "modules", &items, &count) < 0)
+		goto out;
+	if (count == 0) {
+		cfg_error(c, n, "project '%s' needs at least one module",
+			  pr->uuid);
+		goto out;
+	}
+	pr->modules = calloc(count, sizeof(*pr->modules));
+	if (pr->modules == NULL) {
+		lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < count; i++) {
+		yaml_node_t *m = node(c, items[i]);
+		struct lb_module *mod = &pr->modules[i];
+		pr->n_modules++;
+		mod->links = 8;
+		mod->line = line_of(m);
+		if (check_keys(c, m, "a module", module_keys) < 0 ||
+		    get_str(c, m, "id", 1, &mod->id) < 0 ||
+		    get_str(c, m, "from", 1, &mod->from) < 0 ||
+		    get_str(c, m, "to", 1, &mod->to) < 0 ||
+		    get_int(c, m, "links", 1, 100, &mod->links) < 0)
+			goto out;
+		if (mod->from[0] != '/' || mod->to[0] != '/') {
+			cfg_error(c, m, "module '%s': 'from' and 'to' are "
+				  "path prefixes starting with '/'", mod->id);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(client);
+	return rc;
+}
+
+static int parse_root(struct ctx *c, yaml_node_t *root,
+		      struct lb_config *cfg)
+{
+	yaml_node_t *n;
+	yaml_node_item_t *items;
+	size_t count, i;
+
+	if (root == NULL)
+		return cfg_error(c, NULL, "the file is empty");
+	if (check_keys(c, root, "the top level", top_keys) < 0)
+		return -1;
+	if (get_str(c, root, "store", 0, &cfg->store) < 0 ||
+	    get_str(c, root, "state", 0, &cfg->state_dir) < 0)
+		return -1;
+	if ((n = get(c, root, "s3")) != NULL) {
+		if (check_keys(c, n, "s3", s3_keys) < 0 ||
+		    get_str(c, n, "endpoint", 0, &cfg->s3.endpoint) < 0 ||
+		    get_str(c, n, "region", 0, &cfg->s3.region) < 0 ||
+		    get_bool(c, n, "path_style", &cfg->s3.path_style) < 0)
+			return -1;
+		if (cfg->s3.endpoint && !valid_http_url(cfg->s3.endpoint))
+			return cfg_error(c, get(c, n, "endpoint"),
+					 "s3 endpoint must start with http:// "
+					 "or https://");
+	}
+	if ((n = get(c, root, "crawl")) != NULL) {
+		if (check_keys(c, n, "crawl", crawl_keys) < 0 ||
+		    get_int(c, n, "pages_per_minute", 60, 240,
+			    &cfg->crawl.pages_per_minute) < 0 ||
+		    get_str(c, n, "bot_info_url", 0,
+			    &cfg->crawl.bot_info_url) < 0 ||
+		    get_bool(c, n, "allow_private", &cfg->crawl.allow_private) < 0 ||
+		    get_long(c, n, "max_pages", 1, 100000000L,
+			     &cfg->crawl.max_pages) < 0 ||
+		    get_long(c, n, "max_body_bytes", 1024, 1L << 30,
+			     &cfg->crawl.max_body_bytes) < 0 ||
+		    get_int(c, n, "timeout_seconds", 1, 600,
+			    &cfg->crawl.timeout_seconds) < 0 ||
+		    get_int(c, n, "max_redirects", 0, 20,
+			    &cfg->crawl.max_redirects) < 0)
+			return -1;
+	}
+	if (get_seq(c, root, "clients", &items, &count) < 0)
+		return -1;
+	cfg->clients = calloc(count ? count : 1, sizeof(*cfg->clients));
+	if (cfg->clients == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	for (i = 0; i < count; i++) {
+		if (parse_client(c, node(c, items[i]), cfg, &cfg->clients[i]) < 0) {
+			cfg->n_clients = i + 1;
+			return -1;
+		}
+		cfg->n_clients = i + 1;
+	}
+	if (get_seq(c, root, "projects", &items, &count) < 0)
+		return -1;
+	cfg->projects = calloc(count ? count : 1, sizeof(*cfg->projects));
+	if (cfg->projects == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	for (i = 0; i < count; i++) {
+		cfg->n_projects = i + 1;
+		if (parse_project(c, node(c, items[i]), cfg,
+				  &cfg->projects[i]) < 0)
+			return -1;
+		if (i > 0) {
+			size_t j;
+			for (j = 0; j < i; j++)
+				if (!strcmp(cfg->projects[j].uuid,
+					    cfg->projects[i].uuid))
+					return cfg_error(c, node(c, items[i]),
+							 "project '%s' is "
+							 "defined twice",
+							 cfg->projects[i].uuid);
+		}
+	}
+	return 0;
+}
+
+static int set_defaults(struct lb_config *cfg, struct lb_error *err)
+{
+	if (cfg->store == NULL && (cfg->store = strdup("public")) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (cfg->state_dir == NULL && (cfg->state_dir = strdup("state")) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (cfg->s3.region == NULL && (cfg->s3.region = strdup("us-east-1")) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (cfg->crawl.bot_info_url == NULL &&
+	    (cfg->crawl.bot_info_url =
+		     strdup("https://github.com/linkbot/linkbot#crawler")) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	return 0;
+}
+
+int config_parse(const char *name, const char *text, size_t len,
+		 struct lb_config **out, struct lb_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct lb_config *cfg = NULL;
+	struct ctx c = { name, &doc, err };
+	int have_doc = 0, rc = -1;
+
+	*out = NULL;
+	if (!yaml_parser_initialize(&parser))
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		lb_error_set(err, LB_ECONFIG, "%s:%lu: %s%s%s", name,
+			     (unsigned long)parser.problem_mark.line + 1,
+			     parser.problem ? parser.problem : "invalid YAML",
+			     parser.context ? " " : "",
+			     parser.context ? parser.context : "");
+		goto out;
+	}
+	have_doc = 1;
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	cfg->crawl.pages_per_minute = 120;
+	cfg->crawl.max_pages = 1000000;
+	cfg->crawl.max_body_bytes = 10L << 20;
+	cfg->crawl.timeout_seconds = 30;
+	cfg->crawl.max_redirects = 5;
+	cfg->s3.path_style = 1;
+	if ((cfg->path = strdup(name)) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (parse_root(&c, yaml_document_get_root_node(&doc), cfg) < 0 ||
+	    set_defaults(cfg, err) < 0)
+		goto out;
+	*out = cfg;
+	cfg = NULL;
+	rc = 0;
+out:
+	config_free(cfg);
+	if (have_doc)
+		yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int config_load(const char *path, struct lb_config **out,
+		struct lb_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if (lb_file_read(path, CONFIG_MAX_BYTES, &text, &len, err) < 0)
+		return -1;
+	rc = config_parse(path, text, len, out, err);
+	free(text);
+	return rc;
+}
+
+void config_free(struct lb_config *cfg)
+{
+	size_t i, j;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->n_clients; i++) {
+		struct lb_client *cl = &cfg->clients[i];
+		for (j = 0; j < cl->n_sources; j++) {
+			free(cl->sources[j].url);
+			free(cl->sources[j].pattern);
+		}
+		free(cl->sources);
+		for (j = 0; j < cl->n_sets; j++) {
+			free(cl->sets[j].name);
+			lb_strlist_release(&cl->sets[j].patterns);
+		}
+		free(cl->sets);
+		for (j = 0; j < cl->n_endpoints; j++) {
+			free(cl->endpoints[j].id);
+			lb_strlist_release(&cl->endpoints[j].query_params);
+			lb_strlist_release(&cl->endpoints[j].extra_fields);
+		}
+		free(cl->endpoints);
+		free(cl->id);
+	}
+	free(cfg->clients);
+	for (i = 0; i < cfg->n_projects; i++) {
+		struct lb_project *pr = &cfg->projects[i];
+		for (j = 0; j < pr->n_modules; j++) {
+			free(pr->modules[j].id);
+			free(pr->modules[j].from);
+			free(pr->modules[j].to);
+		}
+		free(pr->modules);
+		lb_strlist_release(&pr->key_sha256);
+		free(pr->uuid);
+	}
+	free(cfg->projects);
+	free(cfg->path);
+	free(cfg->store);
+	free(cfg->state_dir);
+	free(cfg->s3.endpoint);
+	free(cfg->s3.region);
+	free(cfg->crawl.bot_info_url);
+	free(cfg);
+}
+
+const struct lb_client *config_client(const struct lb_config *cfg,
+				      const char *id)
+{
+	size_t i;
+
+	if (id == NULL)
+		return NULL;
+	for (i = 0; i < cfg->n_clients; i++)
+		if (cfg->clients[i].id && strcmp(cfg->clients[i].id, id) == 0)
+			return &cfg->clients[i];
+	return NULL;
+}
+
+const struct lb_endpoint *config_endpoint(const struct lb_client *client,
+					  const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < client->n_endpoints; i++)
+		if (client->endpoints[i].id &&
+		    strcmp(client->endpoints[i].id, id) == 0)
+			return &client->endpoints[i];
+	return NULL;
+}
+
+const char *config_variant_name(enum lb_variant v)
+{
+	return v == LB_VARIANT_ENTERPRISE ? "enterprise" : "standard";
+}
+
+const char *config_state_name(enum lb_ep_state s)
+{
+	return s == LB_EP_PENDING ? "pending" :
+	       s == LB_EP_DISABLED ? "disabled" : "active";
+}

@@ -1,0 +1,266 @@
+/*
+ * build.c - stages 3 and 4 for one endpoint: relate its source pages to its
+ * target pages, assign each source its links, and keep the result in the
+ * state as links.tsv (source_url, target_url, type, score), which publish
+ * reads. Written atomically: a killed build leaves the previous file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "linkbot/assign.h"
+#include "linkbot/buf.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/log.h"
+#include "linkbot/relate.h"
+#include "internal.h"
+
+#define LINKS_MAX_BYTES ((size_t)4 << 30)
+#define CANDIDATES_PER_SOURCE 32
+
+/* Language group ids: the primary subtag, lower-cased ("en-US" -> "en"). */
+static int language_groups(const struct page_list *src,
+			   const struct page_list *tgt, uint32_t **lsrc,
+			   uint32_t **ltgt, struct lb_error *err)
+{
+	char **names = NULL;
+	size_t n_names = 0, i, k;
+	const struct page_list *lists[2] = { src, tgt };
+	uint32_t *out[2] = { NULL, NULL };
+	int rc = -1;
+
+	for (k = 0; k < 2; k++) {
+		out[k] = malloc((lists[k]->n ? lists[k]->n : 1) *
+				sizeof(uint32_t));
+		if (out[k] == NULL)
+			goto nomem;
+		for (i = 0; i < lists[k]->n; i++) {
+			const char *lang = lists[k]->docs[i]->language;
+			char prim[16] = "";
+			size_t j, len = 0;
+			if (lang != NULL)
+				while (len < sizeof(prim) - 1 && lang[len] &&
+				       lang[len] != '-' && lang[len] != '_') {
+					prim[len] = (char)(lang[len] | 0x20);
+					len++;
+				}
+			prim[len] = '\0';
+			for (j = 0; j < n_names; j++)
+				if (strcmp(names[j], prim) == 0)
+					break;
+			if (j == n_names) {
+				char **nn = realloc(names,
+						    (n_names + 1) * sizeof(*nn));
+				if (nn == NULL)
+					goto nomem;
+				names = nn;
+				if ((names[n_names] = strdup(prim)) == NULL)
+					goto nomem;
+				n_names++;
+			}
+			out[k][i] = (uint32_t)j;
+		}
+	}
+	*lsrc = out[0];
+	*ltgt = out[1];
+	out[0] = out[1] = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "out of memory");
+out:
+	for (i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
+	free(out[0]);
+	free(out[1]);
+	return rc;
+}
+
+static int url_clean(const char *u)
+{
+	for (; *u != '\0'; u++)
+		if ((unsigned char)*u < 0x20)
+			return 0;
+	return 1;
+}
+
+static int write_candidates(const char *dir, const struct link_job *job,
+			    const struct page_list *src,
+			    const struct page_list *tgt,
+			    const struct lb_candidates *cand,
+			    struct lb_error *err)
+{
+	struct lb_buf b;
+	char name[300], *path = NULL;
+	size_t i, j;
+	int rc = -1;
+
+	lb_buf_init(&b, LINKS_MAX_BYTES);
+	if (lb_buf_adds(&b, "# linkbot candidates: source_url\ttarget_url\t"
+			    "score (cosine), best first per source\n", err) < 0)
+		goto out;
+	for (i = 0; i < cand->n_src; i++)
+		for (j = 0; j < cand->m; j++) {
+			uint32_t t = cand->target[i * cand->m + j];
+			if (t == LB_NO_TARGET)
+				break;
+			if (lb_buf_printf(&b, err, "%s\t%s\t%.6f\n",
+					  src->docs[i]->url, tgt->docs[t]->url,
+					  cand->score[i * cand->m + j]) < 0)
+				goto out;
+		}
+	snprintf(name, sizeof(name), "%s/%s/candidates.tsv", job->client_id,
+		 job->id);
+	if ((path = lb_path_join(dir, name)) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (lb_mkdirs_parent(path, err) < 0 ||
+	    lb_file_write_atomic(path, b.data, b.len, err) < 0)
+		goto out;
+	log_info("%s/%s: candidates written to '%s'", job->client_id, job->id,
+		 path);
+	rc = 0;
+out:
+	free(path);
+	lb_buf_release(&b);
+	return rc;
+}
+
+int link_job_endpoint(struct link_job *job, const struct lb_config *cfg,
+		      const struct lb_client *cl, const struct lb_endpoint *ep)
+{
+	memset(job, 0, sizeof(*job));
+	job->client_id = cl->id;
+	job->id = ep->id;
+	job->source.set = ep->source->name;
+	job->target.set = ep->target->name;
+	job->ep = ep;
+	job->links_path = pipeline_links_path(cfg, cl, ep);
+	return job->links_path != NULL ? 0 : -1;
+}
+
+void link_job_release(struct link_job *job)
+{
+	free(job->links_path);
+	job->links_path = NULL;
+}
+
+int pipeline_build(const struct link_job *job, const struct pages *pages,
+		   const struct lb_run_opts *opts, struct lb_error *err)
+{
+	const struct lb_endpoint *ep = job->ep;
+	struct page_list src, tgt;
+	struct lb_candidates cand = { 0 };
+	struct lb_assignment asg = { 0 };
+	struct lb_assign_stats st;
+	struct lb_relate_input in;
+	struct lb_relate_opts ropts;
+	struct lb_assign_params ap;
+	uint32_t *lsrc = NULL, *ltgt = NULL;
+	long *self = NULL;
+	struct lb_buf out;
+	size_t i, j;
+	int rc = -1;
+
+	memset(&src, 0, sizeof(src));
+	memset(&tgt, 0, sizeof(tgt));
+	lb_buf_init(&out, LINKS_MAX_BYTES);
+	if (pages_select(pages, &job->source, &src, err) < 0 ||
+	    pages_select(pages, &job->target, &tgt, err) < 0)
+		goto out;
+	log_info("%s/%s: %zu source pages, %zu target pages", job->client_id,
+		 job->id, src.n, tgt.n);
+	self = malloc((src.n ? src.n : 1) * sizeof(*self));
+	if (self == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Both lists are in page order: one merge finds each source's self. */
+	for (i = 0, j = 0; i < src.n; i++) {
+		while (j < tgt.n && tgt.index[j] < src.index[i])
+			j++;
+		self[i] = (j < tgt.n && tgt.index[j] == src.index[i]) ?
+				  (long)j : -1;
+	}
+	if (ep->multi_language &&
+	    language_groups(&src, &tgt, &lsrc, &ltgt, err) < 0)
+		goto out;
+
+	log_stage("relate");
+	memset(&ropts, 0, sizeof(ropts));
+	ropts.m = CANDIDATES_PER_SOURCE;
+	in.src = src.docs;
+	in.n_src = src.n;
+	in.tgt = tgt.docs;
+	in.n_tgt = tgt.n;
+	in.self = self;
+	in.multi_language = ep->multi_language;
+	if (relate_candidates(&in, &ropts, &cand, err) < 0)
+		goto out;
+	if (opts->export_dir != NULL &&
+	    write_candidates(opts->export_dir, job, &src, &tgt, &cand, err) < 0)
+		goto out;
+
+	log_stage("assign");
+	memset(&ap, 0, sizeof(ap));
+	ap.n_tgt = tgt.n;
+	ap.links = (size_t)ep->links;
+	ap.min_in = (size_t)ep->min_incoming;
+	ap.max_in = (size_t)ep->max_incoming;
+	ap.random_completion = ep->random_completion;
+	ap.seed = pipeline_seed(opts, job->client_id, job->id);
+	ap.self = self;
+	ap.lang_src = lsrc;
+	ap.lang_tgt = ltgt;
+	memset(&st, 0, sizeof(st));
+	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
+		goto out;
+	log_info("%s/%s: objective %.3f, in-degree min %zu median %zu max %zu, "
+		 "%zu links lifted by the constraint, %zu random",
+		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
+		 st.max_in, st.lifted, st.random_links);
+	if (tgt.n > 0 && st.min_in < ap.min_in)
+		log_warnx("%s/%s: minimum in-degree %zu is below the %zu asked "
+			  "for (too few source pages or links)",
+			  job->client_id, job->id, st.min_in, ap.min_in);
+
+	if (lb_buf_adds(&out, "# linkbot links: source_url\ttarget_url\t"
+			      "type\tscore\n", err) < 0)
+		goto out;
+	for (i = 0; i < asg.n_src; i++) {
+		if (!url_clean(src.docs[i]->url))
+			continue;
+		for (j = 0; j < asg.l; j++) {
+			const struct lb_link *lk = &asg.links[i * asg.l + j];
+			if (lk->target == LB_NO_TARGET)
+				break;
+			if (!url_clean(tgt.docs[lk->target]->url))
+				continue;
+			if (lb_buf_printf(&out, err, "%s\t%s\t%s\t%.6f\n",
+					  src.docs[i]->url,
+					  tgt.docs[lk->target]->url,
+					  lk->type == LB_LINK_RANDOM ?
+						  "random" : "related",
+					  lk->score) < 0)
+				goto out;
+		}
+	}
+	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
+	    lb_file_write_atomic(job->links_path, out.data, out.len, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	log_stage("build");
+	lb_buf_release(&out);
+	lb_assignment_release(&asg);
+	lb_candidates_release(&cand);
+	free(self);
+	free(lsrc);
+	free(ltgt);
+	page_list_release(&src);
+	page_list_release(&tgt);
+	return rc;
+}

@@ -1,0 +1,161 @@
+/* pages.c - a client's live pages in memory; see pages.h. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pages.h"
+
+struct loader {
+	struct pages *p;
+	size_t alloc;
+	struct lb_error *err;
+};
+
+static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
+{
+	struct loader *l = arg;
+	struct pages *p = l->p;
+	struct page_rec *r;
+	char *json;
+
+	if (doc->url == NULL)
+		return 0;
+	if (p->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 256;
+		struct page_rec *nr = realloc(p->rec, na * sizeof(*nr));
+		if (nr == NULL)
+			return lb_error_set(l->err, LB_ENOMEM, "out of memory");
+		p->rec = nr;
+		l->alloc = na;
+	}
+	r = &p->rec[p->n];
+	/* The corpus owns doc; keep a deep copy through the JSON form. */
+	json = lb_doc_to_json(doc, 1, 0);
+	if (json == NULL)
+		return lb_error_set(l->err, LB_ENOMEM, "out of memory");
+	if (lb_doc_from_json(json, &r->doc, l->err) < 0) {
+		free(json);
+		return -1;
+	}
+	free(json);
+	r->sets = strdup(sets ? sets : "");
+	if (r->sets == NULL) {
+		lb_doc_release(&r->doc);
+		return lb_error_set(l->err, LB_ENOMEM, "out of memory");
+	}
+	p->n++;
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct page_rec *)a)->doc.url,
+		      ((const struct page_rec *)b)->doc.url);
+}
+
+int pages_load(struct lb_corpus *corpus, struct pages *p,
+	       struct lb_error *err)
+{
+	struct loader l = { p, 0, err };
+
+	memset(p, 0, sizeof(*p));
+	if (corpus_foreach(corpus, load_one, &l, err) < 0)
+		return -1;
+	/* Sorted, so that pages_find() can bisect whatever the corpus did. */
+	qsort(p->rec, p->n, sizeof(*p->rec), rec_cmp);
+	return 0;
+}
+
+void pages_release(struct pages *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		lb_doc_release(&p->rec[i].doc);
+		free(p->rec[i].sets);
+	}
+	free(p->rec);
+	memset(p, 0, sizeof(*p));
+}
+
+static int sets_has(const char *csv, const char *name)
+{
+	size_t n = strlen(name);
+	const char *s = csv;
+
+	while (*s != '\0') {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len == n && strncmp(s, name, n) == 0)
+			return 1;
+		if (e == NULL)
+			break;
+		s = e + 1;
+	}
+	return 0;
+}
+
+static int filter_takes(const struct page_filter *f,
+			const struct page_rec *r)
+{
+	if (f->set != NULL)
+		return sets_has(r->sets, f->set);
+	return f->path_prefix != NULL && r->doc.url_path != NULL &&
+	       strncmp(r->doc.url_path, f->path_prefix,
+		       strlen(f->path_prefix)) == 0;
+}
+
+int pages_select(const struct pages *p, const struct page_filter *f,
+		 struct page_list *list, struct lb_error *err)
+{
+	size_t i;
+
+	memset(list, 0, sizeof(*list));
+	list->docs = malloc((p->n ? p->n : 1) * sizeof(*list->docs));
+	list->index = malloc((p->n ? p->n : 1) * sizeof(*list->index));
+	if (list->docs == NULL || list->index == NULL) {
+		page_list_release(list);
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < p->n; i++) {
+		if (!filter_takes(f, &p->rec[i]))
+			continue;
+		list->docs[list->n] = &p->rec[i].doc;
+		list->index[list->n] = i;
+		list->n++;
+	}
+	return 0;
+}
+
+void page_list_release(struct page_list *list)
+{
+	free(list->docs);
+	free(list->index);
+	memset(list, 0, sizeof(*list));
+}
+
+long pages_find(const struct pages *p, const char *url)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(p->rec[mid].doc.url, url);
+		if (c == 0)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+uint64_t pages_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}

@@ -1,0 +1,262 @@
+/*
+ * publish_ep.c - stages 5 and 6 for one endpoint: render each source page's
+ * answer from links.tsv and the corpus, the random pool and the descriptor,
+ * and hand them to publish/ (docs/store.md).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "linkbot/buf.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/log.h"
+#include "linkbot/pageid.h"
+#include "linkbot/publish.h"
+#include "linkbot/render.h"
+#include "internal.h"
+
+#define RANDOM_POOL_MAX 1000
+
+static const struct lb_object_meta page_meta = {
+	"application/json", "gzip", "public, max-age=86400"
+};
+static const struct lb_object_meta plain_meta = {
+	"application/json", NULL, "public, max-age=300"
+};
+
+/* A set of page IDs, to keep the first page of two that share an ID. */
+struct idset {
+	char (*slot)[LB_PAGEID_LEN + 1];
+	size_t cap;
+};
+
+static int idset_add(struct idset *s, const char *id)
+{
+	uint64_t x = 0;
+	size_t h, i;
+
+	/* The ID is already a hash: its first 16 hex digits index the table. */
+	for (i = 0; i < 16; i++)
+		x = x * 16 + (uint64_t)(id[i] <= '9' ? id[i] - '0' : id[i] - 'a' + 10);
+	h = (size_t)(x % s->cap);
+	while (s->slot[h][0] != '\0') {
+		if (strcmp(s->slot[h], id) == 0)
+			return 0;
+		h = (h + 1) % s->cap;
+	}
+	memcpy(s->slot[h], id, LB_PAGEID_LEN + 1);
+	return 1;
+}
+
+static void ep_qrule(const struct lb_endpoint *ep, struct lb_qrule *rule)
+{
+	rule->keep_all = ep->query_keep_all;
+	rule->names = (const char *const *)ep->query_params.v;
+	rule->n_names = ep->query_params.n;
+}
+
+static int add_answer(struct lb_publish *pub, const struct lb_endpoint *ep,
+		      struct idset *ids, const struct lb_doc *src,
+		      const struct lb_render_link *links, size_t n,
+		      struct lb_error *err)
+{
+	struct lb_qrule rule;
+	struct lb_error perr;
+	char id[LB_PAGEID_LEN + 1], key[64];
+	char *json = NULL, *gz = NULL;
+	size_t gzlen = 0;
+	int rc = -1;
+
+	ep_qrule(ep, &rule);
+	lb_error_init(&perr);
+	if (pageid_of_url(src->url, &rule, id, &perr) < 0) {
+		log_warnx("skipping '%s': %s", src->url, perr.msg);
+		return 0;
+	}
+	if (!idset_add(ids, id)) {
+		log_warnx("skipping '%s': another page of this endpoint has the "
+			  "same path (page ID %s)", src->url, id);
+		return 0;
+	}
+	if ((json = render_envelope(ep, links, n, err)) == NULL)
+		goto out;
+	if (lb_gzip(json, strlen(json), &gz, &gzlen, err) < 0)
+		goto out;
+	snprintf(key, sizeof(key), "pages/%s.json", id);
+	if (publish_add(pub, key, gz, gzlen, &page_meta, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(json);
+	free(gz);
+	return rc;
+}
+
+struct answers {
+	struct lb_publish *pub;
+	const struct lb_endpoint *ep;
+	struct idset ids;
+	struct lb_error *err;
+};
+
+static int visit_answer(const struct lb_doc *src,
+			const struct lb_render_link *links, size_t n, void *arg)
+{
+	struct answers *a = arg;
+
+	return add_answer(a->pub, a->ep, &a->ids, src, links, n, a->err);
+}
+
+/* random.json: a uniform sample of the target set, typed random. */
+static int add_random_pool(struct lb_publish *pub, const struct link_job *job,
+			   const struct pages *pages, uint64_t seed,
+			   struct lb_error *err)
+{
+	struct page_list tgt;
+	struct lb_buf b;
+	size_t i, k;
+	int rc = -1;
+
+	lb_buf_init(&b, (size_t)64 << 20);
+	if (pages_select(pages, &job->target, &tgt, err) < 0)
+		return -1;
+	k = tgt.n < RANDOM_POOL_MAX ? tgt.n : RANDOM_POOL_MAX;
+	/* Partial Fisher-Yates: the first k of a seeded shuffle. */
+	for (i = 0; i < k; i++) {
+		size_t j = i + (size_t)(pages_rand(&seed) % (tgt.n - i));
+		const struct lb_doc *t = tgt.docs[i];
+		tgt.docs[i] = tgt.docs[j];
+		tgt.docs[j] = t;
+	}
+	if (lb_buf_adds(&b, "{\"links\":[", err) < 0)
+		goto out;
+	for (i = 0; i < k; i++) {
+		char *lj = render_link_json(job->ep, tgt.docs[i], LB_LINK_RANDOM,
+					    err);
+		if (lj == NULL)
+			goto out;
+		if ((i > 0 && lb_buf_addc(&b, ',', err) < 0) ||
+		    lb_buf_adds(&b, lj, err) < 0) {
+			free(lj);
+			goto out;
+		}
+		free(lj);
+	}
+	if (lb_buf_adds(&b, "]}", err) < 0 ||
+	    publish_add(pub, "random.json", b.data, b.len, &plain_meta, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	page_list_release(&tgt);
+	lb_buf_release(&b);
+	return rc;
+}
+
+static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
+			  const struct lb_endpoint *ep, enum lb_ep_state state,
+			  const struct lb_run_opts *opts, struct lb_error *err)
+{
+	cJSON *o = cJSON_CreateObject(), *q;
+	char key[160], when[32], *json = NULL;
+	struct tm tm;
+	time_t now = opts->now ? opts->now : time(NULL);
+	size_t i;
+	int rc = -1;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (o == NULL)
+		goto nomem;
+	cJSON_AddStringToObject(o, "variant", config_variant_name(ep->variant));
+	cJSON_AddStringToObject(o, "state", config_state_name(state));
+	cJSON_AddNumberToObject(o, "links", ep->links);
+	q = cJSON_AddArrayToObject(o, "query_params");
+	for (i = 0; q != NULL && i < ep->query_params.n; i++)
+		cJSON_AddItemToArray(q, cJSON_CreateString(ep->query_params.v[i]));
+	cJSON_AddStringToObject(o, "not_indexed",
+				(ep->multi_language ||
+				 (!ep->random_completion &&
+				  ep->variant == LB_VARIANT_STANDARD)) ?
+					"empty" : "random");
+	cJSON_AddStringToObject(o, "updated", when);
+	if ((json = cJSON_PrintUnformatted(o)) == NULL)
+		goto nomem;
+	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
+	if (opts->dry_run) {
+		printf("would put %s (%s)\n", key, config_state_name(state));
+		rc = 0;
+		goto out;
+	}
+	if (store_put(st, key, json, strlen(json), &plain_meta, err) < 0 ||
+	    store_flush(st, err) < 0)
+		goto out;
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "out of memory");
+out:
+	free(json);
+	cJSON_Delete(o);
+	return rc;
+}
+
+int pipeline_publish_endpoint(const struct lb_config *cfg,
+			      const struct lb_client *cl,
+			      const struct lb_endpoint *ep,
+			      const struct pages *pages,
+			      struct lb_store *store,
+			      const struct lb_run_opts *opts,
+			      struct lb_error *err)
+{
+	struct link_job job;
+	struct answers a;
+	struct lb_publish_stats ps;
+	char folder[160];
+	int r, rc = -1;
+
+	memset(&a, 0, sizeof(a));
+	if (link_job_endpoint(&job, cfg, cl, ep) < 0)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (ep->state == LB_EP_PENDING || !lb_file_exists(job.links_path)) {
+		log_info("%s/%s: no links computed yet: publishing it as pending",
+			 cl->id, ep->id);
+		rc = put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
+		goto out;
+	}
+	snprintf(folder, sizeof(folder), "%s/%s", cl->id, ep->id);
+	a.ep = ep;
+	a.err = err;
+	a.ids.cap = pages->n * 2 + 16;
+	a.ids.slot = calloc(a.ids.cap, sizeof(*a.ids.slot));
+	if ((a.pub = publish_new(folder)) == NULL || a.ids.slot == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	log_stage("render");
+	r = pipeline_read_links(job.links_path, pages, (size_t)ep->links,
+				visit_answer, &a, err);
+	if (r < 0 ||
+	    add_random_pool(a.pub, &job, pages,
+			    pipeline_seed(opts, cl->id, ep->id) ^ 0x5eed, err) < 0)
+		goto out;
+	log_stage("publish");
+	memset(&ps, 0, sizeof(ps));
+	if (publish_commit(a.pub, store, opts->dry_run, &ps, err) < 0)
+		goto out;
+	log_info("%s: %ld objects, %ld uploaded (%lld bytes), %ld deleted, "
+		 "%ld unchanged", folder, ps.objects, ps.uploaded,
+		 ps.bytes_uploaded, ps.deleted, ps.unchanged);
+	/* The descriptor last: the edge sees the data before the state. */
+	if (put_descriptor(store, cl, ep, ep->state, opts, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	publish_free(a.pub);
+	free(a.ids.slot);
+	link_job_release(&job);
+	return rc;
+}

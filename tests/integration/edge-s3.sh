@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The edge end to end over an S3 store: the fixture store uploaded to a real
+# S3 server (s3rver, npm) under a prefix, served by `linkbot preview --store
+# s3://bucket/prefix` (nginx proxies pages to the bucket, njs reads the
+# descriptors by subrequest). Same checks as edge-dir.sh, plus the origin
+# failing (500).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/edge.sh
+. tests/lib/edge-checks.sh
+
+store=$(mktemp -d /tmp/lb-edge-store.XXXXXX)
+s3dir=$(mktemp -d /tmp/lb-edge-s3.XXXXXX)
+s3pid=
+cleanup() {
+	edge_stop
+	[ -n "$s3pid" ] && kill "$s3pid" 2>/dev/null && wait "$s3pid" 2>/dev/null
+	rm -rf "$store" "$s3dir" "$s3dir.log"
+	edge_checks_cleanup
+}
+trap cleanup EXIT
+
+s3port=$(edge_free_port)
+node_modules/.bin/s3rver --directory "$s3dir" --address 127.0.0.1 --port "$s3port" \
+	--configure-bucket store --silent >"$s3dir.log" 2>&1 &
+s3pid=$!
+for i in $(seq 1 100); do
+	curl -s -o /dev/null "http://127.0.0.1:$s3port/" && break
+	sleep 0.1
+done
+
+edge_fixture_store "$store" || exit 1
+# upload as the publisher does: pages gzipped with their headers
+(cd "$store" && find . -type f | sed 's|^\./||') | while read -r key; do
+	case $key in
+	*/pages/*) h=(-H 'Content-Encoding: gzip' -H 'Cache-Control: public, max-age=86400') ;;
+	*) h=() ;;
+	esac
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+		"${h[@]}" --data-binary "@$store/$key" "http://127.0.0.1:$s3port/store/site/v1/$key")
+	[ "$code" = 200 ] || { echo "upload $key: $code" >&2; exit 1; }
+done || exit 1
+
+edge_start "s3://store/site/v1" --s3-endpoint "http://127.0.0.1:$s3port" || exit 1
+edge_checks
+
+# the origin fails: every request that needs it answers 500 JSON
+kill "$s3pid"; wait "$s3pid" 2>/dev/null; s3pid=
+expect "500 when the bucket is down" 500 "$EDGE_URL/acme/blog/related-links?url=/blog/a-post"
+expect_json_message "500 bucket down"
+req "$EDGE_URL/acme/blog/related-links"
+[ "$status" = 500 ] || [ "$status" = 400 ] || fail "bucket down, no url: $status"
+
+echo "edge-s3: $fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,171 @@
+/* Configuration: the example loads; every mistake names its line and fix. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "linkbot/config.h"
+
+static void test_example_loads(void **state)
+{
+	struct lb_config *cfg = NULL;
+	struct lb_error err;
+	const struct lb_client *cl;
+	const struct lb_endpoint *ep;
+
+	(void)state;
+	lb_error_init(&err);
+	if (config_load("examples/linkbot.yaml", &cfg, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(cfg->store, "./public");
+	assert_int_equal(cfg->crawl.pages_per_minute, 240);
+	cl = config_client(cfg, "demo");
+	assert_non_null(cl);
+	assert_int_equal(cl->n_sources, 2);
+	assert_int_equal(cl->sources[0].kind, LB_SOURCE_SITEMAP_INDEX);
+	assert_non_null(cl->sources[0].pattern);
+	ep = config_endpoint(cl, "blog-to-blog");
+	assert_non_null(ep);
+	assert_int_equal(ep->variant, LB_VARIANT_STANDARD);
+	assert_int_equal(ep->links, 8);
+	assert_int_equal(ep->min_incoming, 8);
+	assert_true(ep->random_completion);
+	assert_ptr_equal(ep->source, ep->target);
+	ep = config_endpoint(cl, "blog");
+	assert_int_equal(ep->variant, LB_VARIANT_ENTERPRISE);
+	assert_int_equal(ep->min_incoming, 6);	/* defaults to links */
+	assert_int_equal(ep->extra_fields.n, 2);
+	assert_int_equal(cfg->n_projects, 1);
+	assert_ptr_equal(cfg->projects[0].client, cl);
+	config_free(cfg);
+}
+
+static const char base[] =
+	"store: ./out\n"
+	"clients:\n"
+	"  - id: acme\n"
+	"    sources:\n"
+	"      - sitemap: https://acme.example/sitemap.xml\n"
+	"    sets:\n"
+	"      blog: acme.example/blog/{slug}\n"
+	"    endpoints:\n"
+	"      - id: b2b\n"
+	"        source: blog\n";
+
+/* Parses text that must fail; checks the message holds each needle. */
+static void expect_error(const char *text, const char *needle1,
+			 const char *needle2)
+{
+	struct lb_config *cfg = NULL;
+	struct lb_error err;
+
+	lb_error_init(&err);
+	if (config_parse("t.yaml", text, strlen(text), &cfg, &err) == 0)
+		fail_msg("accepted:\n%s", text);
+	assert_null(cfg);
+	assert_int_equal(err.code, LB_ECONFIG);
+	if (strstr(err.msg, needle1) == NULL ||
+	    (needle2 && strstr(err.msg, needle2) == NULL))
+		fail_msg("message '%s' lacks '%s' / '%s'", err.msg, needle1,
+			 needle2 ? needle2 : "");
+}
+
+static void test_minimal_ok(void **state)
+{
+	struct lb_config *cfg = NULL;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	if (config_parse("t.yaml", base, strlen(base), &cfg, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(cfg->state_dir, "state");
+	assert_int_equal(cfg->clients[0].endpoints[0].links, 8);
+	config_free(cfg);
+}
+
+static void test_errors_name_the_line(void **state)
+{
+	char text[2048];
+
+	(void)state;
+	/* A typo in a key: the line and the closest known key. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "endpoints"), "endpionts", 9);
+	expect_error(text, "t.yaml:8:", "did you mean 'endpoints'");
+	/* Unknown top-level key. */
+	snprintf(text, sizeof(text), "%sbogus: 1\n", base);
+	expect_error(text, "t.yaml:11:", "unknown key 'bogus'");
+	/* Out of range. */
+	snprintf(text, sizeof(text), "crawl:\n  pages_per_minute: 500\n%s",
+		 base);
+	expect_error(text, "t.yaml:2:", "between 60 and 240");
+	/* Not a number. */
+	snprintf(text, sizeof(text), "%s        links: eight\n", base);
+	expect_error(text, "t.yaml:11:", "whole number");
+	/* A set that does not exist. */
+	snprintf(text, sizeof(text), "%s        target: shop\n", base);
+	expect_error(text, "t.yaml:11:", "target set 'shop'");
+	/* Bad variant and state. */
+	snprintf(text, sizeof(text), "%s        variant: premium\n", base);
+	expect_error(text, "t.yaml:11:", "standard or enterprise");
+	snprintf(text, sizeof(text), "%s        state: on\n", base);
+	expect_error(text, "t.yaml:11:", "active, pending or disabled");
+	/* Broken YAML. */
+	expect_error("clients:\n  - id: [\n", "t.yaml:", NULL);
+	/* Bad identifiers and URLs. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "id: acme"), "id: Ac/e", 8);
+	expect_error(text, "t.yaml:3:", "client id");
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "https://acme"), "ftp://acme.", 11);
+	expect_error(text, "t.yaml:5:", "http://");
+	/* Project without key hashes, and a key that is not a hash. */
+	snprintf(text, sizeof(text),
+		 "%sprojects:\n  - uuid: p1\n    client: acme\n"
+		 "    modules:\n      - {id: m, from: /a/, to: /b/}\n", base);
+	expect_error(text, "t.yaml:12:", "api_key_sha256");
+	snprintf(text, sizeof(text),
+		 "%sprojects:\n  - uuid: p1\n    client: acme\n"
+		 "    api_key_sha256: [secret]\n"
+		 "    modules:\n      - {id: m, from: /a/, to: /b/}\n", base);
+	expect_error(text, "t.yaml:14:", "SHA-256");
+	/* Duplicate endpoint. */
+	snprintf(text, sizeof(text), "%s      - id: b2b\n        source: blog\n",
+		 base);
+	expect_error(text, "t.yaml:11:", "defined twice");
+	/* A URL pattern that does not compile. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "blog/{slug}"), "blog/{slu}}", 11);
+	expect_error(text, "t.yaml:7:", "set 'blog'");
+	/* Empty file. */
+	expect_error("", "empty", NULL);
+}
+
+static void test_missing_file(void **state)
+{
+	struct lb_config *cfg = NULL;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(config_load("/nonexistent/linkbot.yaml", &cfg, &err),
+			 -1);
+	assert_int_equal(err.code, LB_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "/nonexistent/linkbot.yaml"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_minimal_ok),
+		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_missing_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
