@@ -31,10 +31,16 @@ function urlValue(q) {
             var v = p.substring(4);
             if (v.indexOf('+') >= 0)
                 v = v.replace(/\+/g, ' ');
-            if (v.indexOf('%') >= 0)
-                v = v.replace(/%[0-9A-Fa-f]{2}/g, function (m) {
-                    return String.fromCharCode(parseInt(m.substring(1), 16));
-                });
+            if (v.indexOf('%') >= 0) {
+                /* native and fast; equal to byte-wise decoding for ASCII */
+                try {
+                    v = decodeURIComponent(v);
+                } catch (e) {
+                    return null;
+                }
+                if (/[^\x00-\x7f]/.test(v))
+                    return null;
+            }
             return v;
         }
         /* a name that is or may decode to "url" */
