@@ -2,6 +2,35 @@
  * assign.h - stage 4: choose each source page's L links from its
  * candidates so that every target receives at least k links, maximising
  * total relatedness (SPEC 1.2), with random completion (SPEC 1.3).
+ *
+ * The problem is solved exactly as a min-cost flow with lower bounds
+ * (src/assign/assign.c opens with the design notes; docs/assign.md is the
+ * user-level description):
+ *
+ *   maximise   sum of w(s,t) over chosen links
+ *   such that  each source s has exactly L_s = min(L, targets it may link)
+ *              links, no self link, no duplicate, and every target t
+ *              receives between d_t = min(k, sources that may link t) and
+ *              max(max_in, k) links (no upper bound when max_in is 0).
+ *
+ * w(s,t) is the candidate score plus stability_bonus when the link was in
+ * the previous run; a random link (uniform, same language group) weighs
+ * LB_ASSIGN_RANDOM_WEIGHT, below every candidate, so random links are
+ * used only to fill sources without enough candidates or to reach targets
+ * that no candidate arc reaches cheaper.
+ *
+ * When the constraint cannot hold for every target (k * |T| > L * |S|,
+ * tiny sets, no random completion), the solver finds the largest k' <= k
+ * for which it holds, solves for k', and reports k' (stats->k_used).
+ *
+ * Calling sequence:
+ *   struct lb_assignment a = { 0 };
+ *   struct lb_assign_stats st;
+ *   if (assign_links(&cand, &params, &a, &st, &err) < 0) ...
+ *   ... read a.links ...
+ *   lb_assignment_release(&a);
+ * The caller owns the assignment (and its input); params are borrowed for
+ * the call only.
  */
 #ifndef LINKBOT_ASSIGN_H
 #define LINKBOT_ASSIGN_H
@@ -13,13 +42,19 @@
 
 enum lb_link_type { LB_LINK_RELATED = 0, LB_LINK_RANDOM = 1 };
 
+/* The weight of a random link in the objective: below every cosine. */
+#define LB_ASSIGN_RANDOM_WEIGHT (-2.0)
+
 struct lb_link {
 	uint32_t target;	/* index into the targets; LB_NO_TARGET = empty slot */
-	float score;
+	float score;		/* similarity; 0 for a random link */
 	uint8_t type;		/* enum lb_link_type */
 };
 
-/* n_src rows of l links, row-major; a row ends early at LB_NO_TARGET. */
+/*
+ * n_src rows of l links, row-major; a row ends early at LB_NO_TARGET.
+ * In a row, related links come first by decreasing score, then random.
+ */
 struct lb_assignment {
 	size_t n_src;
 	size_t l;
@@ -30,19 +65,48 @@ struct lb_assign_params {
 	size_t n_tgt;
 	size_t links;		/* L */
 	size_t min_in;		/* k */
-	size_t max_in;		/* 0 = no cap */
+	size_t max_in;		/* 0 = no cap; a cap below k counts as k */
 	int random_completion;
 	uint64_t seed;
-	const long *self;	/* self[i]: source i's own target index or -1 */
+	const long *self;	/* self[i]: source i's own target index or -1; may be NULL */
 	const uint32_t *lang_src;	/* language group per source, or NULL */
 	const uint32_t *lang_tgt;	/* language group per target, or NULL */
+
+	/*
+	 * Stability: the previous run's links in today's target indexes,
+	 * prev_l per source (LB_NO_TARGET pads), or NULL. A candidate that
+	 * was linked last run weighs stability_bonus more (0 = tie-breaker
+	 * off; 0.01 is a good start; clamped to [0, 1]); a random link of
+	 * the last run is kept when it can be.
+	 */
+	const uint32_t *prev;
+	size_t prev_l;
+	double stability_bonus;
+
+	/*
+	 * Random completion is modelled exactly (one arc per allowed pair)
+	 * while the pairs number at most dense_limit, through one hub node
+	 * per language group above it (0 = default, 1 << 20).
+	 */
+	size_t dense_limit;
 };
 
 struct lb_assign_stats {
-	double objective;
+	double objective;	/* sum of the scores of the related links */
+	double model_objective;	/* what is maximised: bonuses, random weight */
 	size_t min_in, median_in, max_in;
 	size_t lifted;		/* links chosen to meet k that top-L would not */
+	size_t lifted_pages;	/* targets below k under top-L, raised */
 	size_t random_links;
+	size_t links;		/* links chosen in total */
+	size_t k_used;		/* the k that holds (< min_in when infeasible) */
+	int feasible;		/* k_used == min_in */
+	int certified;		/* dual potentials prove the flow optimal */
+	size_t churn;		/* links not in the previous run (0 without prev) */
+	size_t churn_sources;	/* sources whose link set changed */
+	size_t unrealized;	/* hub mode: random links that found no target */
+	size_t augmentations;	/* shortest paths the solver augmented */
+	double seconds;		/* solve time */
 };
 
 int assign_links(const struct lb_candidates *cand,

@@ -1,0 +1,646 @@
+/*
+ * assign: every constraint checked on every output, and the objective
+ * checked against an independent exact solver (GLPK's simplex on the LP of
+ * the same b-matching, which is totally unimodular, so its optimum is the
+ * integer optimum) on many small random instances: same-set and bipartite,
+ * with and without random completion, language groups, caps, previous
+ * links, and infeasible ones (k * |T| > L * |S|).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+#include <glpk.h>
+
+#include "linkbot/assign.h"
+
+struct inst {
+	struct lb_candidates c;
+	struct lb_assign_params p;
+	long *self;
+	uint32_t *ls, *lt, *prev;
+};
+
+static uint64_t rs = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+static size_t below(size_t n)
+{
+	return n ? (size_t)(rnd() % n) : 0;
+}
+
+static void inst_free(struct inst *in)
+{
+	lb_candidates_release(&in->c);
+	free(in->self);
+	free(in->ls);
+	free(in->lt);
+	free(in->prev);
+	memset(in, 0, sizeof(*in));
+}
+
+/*
+ * A random instance. same: targets are the sources (self[i] = i);
+ * else bipartite. Candidates are best first, sometimes with duplicates,
+ * padding in the middle of a row, and self.
+ */
+static void inst_make(struct inst *in, size_t ns, size_t nt, size_t m,
+		      int same, int langs, int with_prev)
+{
+	size_t s, j;
+
+	memset(in, 0, sizeof(*in));
+	assert_int_equal(lb_candidates_init(&in->c, ns, m), 0);
+	in->p.n_tgt = nt;
+	if (same) {
+		in->self = malloc((ns + 1) * sizeof(long));
+		for (s = 0; s < ns; s++)
+			in->self[s] = (long)s;
+		in->p.self = in->self;
+	}
+	if (langs) {
+		in->ls = malloc((ns + 1) * sizeof(uint32_t));
+		in->lt = malloc((nt + 1) * sizeof(uint32_t));
+		for (j = 0; j < nt; j++)
+			in->lt[j] = 7 + (uint32_t)below(2);
+		for (s = 0; s < ns; s++)
+			in->ls[s] = same ? in->lt[s] : 7 + (uint32_t)below(3);
+		in->p.lang_src = in->ls;
+		in->p.lang_tgt = in->lt;
+	}
+	for (s = 0; s < ns; s++) {
+		size_t n = below(m + 1);
+		float w = 1.0f;
+
+		for (j = 0; j < n && nt > 0; j++) {
+			uint32_t t = (uint32_t)below(nt);
+
+			if (below(10) == 0)
+				continue;	/* padding in the middle */
+			if (langs && in->lt[t] != in->ls[s] && below(2))
+				t = (uint32_t)below(nt);
+			w -= (float)(below(1000)) / 4000.0f;
+			in->c.target[s * m + j] = t;
+			in->c.score[s * m + j] = w;
+		}
+	}
+	if (with_prev && nt > 0) {
+		in->p.prev_l = 3;
+		in->prev = malloc(ns * 3 * sizeof(uint32_t) + 1);
+		for (j = 0; j < ns * 3; j++)
+			in->prev[j] = below(4) == 0 ? LB_NO_TARGET :
+						      (uint32_t)below(nt);
+		in->p.prev = in->prev;
+		in->p.stability_bonus = 0.05;
+	}
+}
+
+static int eligible(const struct inst *in, size_t s, size_t t)
+{
+	if (in->p.self && in->p.self[s] == (long)t)
+		return 0;
+	if (in->p.lang_src && in->ls[s] != in->lt[t])
+		return 0;
+	return 1;
+}
+
+static int in_prev(const struct inst *in, size_t s, size_t t)
+{
+	size_t j;
+
+	if (in->p.prev == NULL)
+		return 0;
+	for (j = 0; j < in->p.prev_l; j++)
+		if (in->p.prev[s * in->p.prev_l + j] == t)
+			return 1;
+	return 0;
+}
+
+/* Weight of pair (s, t) in the model, or NAN when it is no arc. */
+static double pair_weight(const struct inst *in, size_t s, size_t t)
+{
+	double w = NAN, b;
+	size_t j;
+
+	if (!eligible(in, s, t))
+		return NAN;
+	for (j = 0; j < in->c.m; j++)
+		if (in->c.target[s * in->c.m + j] == t &&
+		    (isnan(w) || in->c.score[s * in->c.m + j] > w))
+			w = in->c.score[s * in->c.m + j];
+	b = (!isnan(w) && in_prev(in, s, t)) ? in->p.stability_bonus : 0;
+	if (!isnan(w))
+		return w + b;
+	return in->p.random_completion ? LB_ASSIGN_RANDOM_WEIGHT : NAN;
+}
+
+struct oracle {
+	double obj;
+	size_t k;
+	int capped;
+};
+
+/* LP over the pairs with lower bounds min(k', reach), caps; NAN if none. */
+static double glpk_solve(const struct inst *in, size_t kk, size_t cap)
+{
+	size_t ns = in->c.n_src, nt = in->p.n_tgt, s, t, nv = 0, ne = 0;
+	size_t *ls = calloc(ns + 1, sizeof(size_t));
+	size_t *reach = calloc(nt + 1, sizeof(size_t));
+	int *ia = NULL, *ja = NULL;
+	double *ar = NULL, obj = NAN;
+	glp_prob *lp = glp_create_prob();
+	glp_smcp parm;
+	int col, ret;
+
+	for (s = 0; s < ns; s++) {
+		for (t = 0; t < nt; t++)
+			ls[s] += !isnan(pair_weight(in, s, t));
+		if (ls[s] > in->p.links)
+			ls[s] = in->p.links;
+		for (t = 0; t < nt; t++)
+			if (ls[s] > 0 && !isnan(pair_weight(in, s, t)))
+				reach[t]++;
+	}
+	for (s = 0; s < ns; s++)
+		for (t = 0; t < nt; t++)
+			nv += !isnan(pair_weight(in, s, t));
+	glp_set_obj_dir(lp, GLP_MAX);
+	glp_add_rows(lp, (int)(ns + nt) + 1);
+	for (s = 0; s < ns; s++)
+		glp_set_row_bnds(lp, (int)s + 1, GLP_FX, (double)ls[s],
+				 (double)ls[s]);
+	for (t = 0; t < nt; t++) {
+		size_t d = reach[t] < kk ? reach[t] : kk;
+
+		if (cap)
+			glp_set_row_bnds(lp, (int)(ns + t) + 1,
+					 d == cap ? GLP_FX : GLP_DB, (double)d,
+					 (double)cap);
+		else
+			glp_set_row_bnds(lp, (int)(ns + t) + 1, GLP_LO,
+					 (double)d, 0.0);
+	}
+	glp_set_row_bnds(lp, (int)(ns + nt) + 1, GLP_FR, 0, 0);
+	if (nv > 0)
+		glp_add_cols(lp, (int)nv);
+	ia = malloc((2 * nv + 2) * sizeof(int));
+	ja = malloc((2 * nv + 2) * sizeof(int));
+	ar = malloc((2 * nv + 2) * sizeof(double));
+	col = 0;
+	for (s = 0; s < ns; s++)
+		for (t = 0; t < nt; t++) {
+			double w = pair_weight(in, s, t);
+
+			if (isnan(w))
+				continue;
+			col++;
+			glp_set_col_bnds(lp, col, GLP_DB, 0.0, 1.0);
+			glp_set_obj_coef(lp, col, w);
+			ne++;
+			ia[ne] = (int)s + 1, ja[ne] = col, ar[ne] = 1.0;
+			ne++;
+			ia[ne] = (int)(ns + t) + 1, ja[ne] = col, ar[ne] = 1.0;
+		}
+	if (ne > 0)
+		glp_load_matrix(lp, (int)ne, ia, ja, ar);
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.presolve = GLP_ON;
+	ret = glp_simplex(lp, &parm);
+	if (ret == 0 && glp_get_status(lp) == GLP_OPT)
+		obj = glp_get_obj_val(lp);
+	glp_delete_prob(lp);
+	free(ia);
+	free(ja);
+	free(ar);
+	free(ls);
+	free(reach);
+	return obj;
+}
+
+static struct oracle oracle(const struct inst *in)
+{
+	struct oracle o;
+	size_t cap = 0;
+
+	if (in->p.max_in > 0)
+		cap = in->p.max_in < in->p.min_in ? in->p.min_in : in->p.max_in;
+	o.capped = cap > 0;
+	if (cap && isnan(glpk_solve(in, 0, cap))) {
+		cap = 0;	/* the cap cannot hold: solved without */
+		o.capped = 0;
+	}
+	for (o.k = in->p.min_in;; o.k--) {
+		o.obj = glpk_solve(in, o.k, cap);
+		if (!isnan(o.obj) || o.k == 0)
+			break;
+	}
+	return o;
+}
+
+/*
+ * Every constraint on the output: L_s links, no self, no duplicate,
+ * related links are candidates with their score, random links allowed
+ * pairs, in-degree >= min(k_used, reach), cap, figures consistent.
+ */
+static void check(const struct inst *in, const struct lb_assignment *a,
+		  const struct lb_assign_stats *st, size_t cap)
+{
+	size_t ns = in->c.n_src, nt = in->p.n_tgt, L = in->p.links, s, t, i, j;
+	size_t *deg = calloc(nt + 1, sizeof(size_t));
+	size_t *reach = calloc(nt + 1, sizeof(size_t));
+	size_t links = 0, nrand = 0, mn = SIZE_MAX, mx = 0;
+	double obj = 0;
+
+	assert_int_equal(a->n_src, ns);
+	assert_int_equal(a->l, L);
+	for (s = 0; s < ns; s++) {
+		size_t want = 0, n = 0;
+
+		for (t = 0; t < nt; t++)
+			want += !isnan(pair_weight(in, s, t));
+		if (want > L)
+			want = L;
+		for (t = 0; t < nt; t++)
+			if (want > 0 && !isnan(pair_weight(in, s, t)))
+				reach[t]++;
+		for (i = 0; i < L; i++) {
+			const struct lb_link *lk = &a->links[s * L + i];
+
+			if (lk->target == LB_NO_TARGET) {
+				for (j = i; j < L; j++)
+					assert_int_equal(a->links[s * L + j].target,
+							 LB_NO_TARGET);
+				break;
+			}
+			n++;
+			assert_true(lk->target < nt);
+			assert_true(eligible(in, s, lk->target));
+			for (j = 0; j < i; j++)
+				assert_int_not_equal(a->links[s * L + j].target,
+						     lk->target);
+			if (lk->type == LB_LINK_RELATED) {
+				double w = pair_weight(in, s, lk->target);
+				double b = in_prev(in, s, lk->target) ?
+						   in->p.stability_bonus : 0;
+
+				assert_false(isnan(w));
+				assert_true(w > LB_ASSIGN_RANDOM_WEIGHT);
+				assert_float_equal(lk->score, w - b, 1e-6);
+				obj += lk->score;
+				if (i > 0 && a->links[s * L + i - 1].type ==
+						     LB_LINK_RELATED)
+					assert_true(a->links[s * L + i - 1].score >=
+						    lk->score);
+			} else {
+				assert_int_equal(lk->type, LB_LINK_RANDOM);
+				assert_true(in->p.random_completion);
+				nrand++;
+			}
+			deg[lk->target]++;
+		}
+		assert_int_equal(n, want);
+		links += n;
+	}
+	for (t = 0; t < nt; t++) {
+		size_t d = reach[t] < st->k_used ? reach[t] : st->k_used;
+
+		assert_true(deg[t] >= d);
+		if (cap)
+			assert_true(deg[t] <= cap);
+		if (deg[t] < mn)
+			mn = deg[t];
+		if (deg[t] > mx)
+			mx = deg[t];
+	}
+	assert_int_equal(st->links, links);
+	assert_int_equal(st->random_links, nrand);
+	assert_true(fabs(st->objective - obj) < 1e-4);
+	if (nt > 0) {
+		assert_int_equal(st->min_in, mn);
+		assert_int_equal(st->max_in, mx);
+		assert_true(st->median_in >= mn && st->median_in <= mx);
+	}
+	assert_true(st->k_used <= in->p.min_in);
+	free(deg);
+	free(reach);
+}
+
+static void run_one(struct inst *in, int must_certify)
+{
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+	struct oracle o = oracle(in);
+	double tol;
+
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in->c, &in->p, &a, &st, &err), 0);
+	check(in, &a, &st, o.capped ? (in->p.max_in < in->p.min_in ?
+				     in->p.min_in : in->p.max_in) : 0);
+	assert_false(isnan(o.obj));
+	if (st.k_used != o.k)
+		fail_msg("k_used %zu, GLPK's best k %zu (ns %zu nt %zu L %zu "
+			 "k %zu)", st.k_used, o.k, in->c.n_src, in->p.n_tgt,
+			 in->p.links, in->p.min_in);
+	tol = 1e-6 * fabs(o.obj) + 1e-5;
+	if (fabs(st.model_objective - o.obj) > tol)
+		fail_msg("objective %.9f, GLPK %.9f (ns %zu nt %zu m %zu L %zu "
+			 "k %zu rc %d cap %zu)", st.model_objective, o.obj,
+			 in->c.n_src, in->p.n_tgt, in->c.m, in->p.links,
+			 in->p.min_in, in->p.random_completion, in->p.max_in);
+	if (must_certify)
+		assert_true(st.certified);
+	lb_assignment_release(&a);
+}
+
+/* Many small random instances, dense model: exact against GLPK. */
+static void test_random_vs_glpk(void **state)
+{
+	int it;
+
+	(void)state;
+	for (it = 0; it < 600; it++) {
+		struct inst in;
+		int same = below(2);
+		size_t ns = 1 + below(14), nt = same ? ns : 1 + below(14);
+
+		inst_make(&in, ns, nt, below(7), same, below(4) == 0,
+			  below(4) == 0);
+		in.p.links = below(6);
+		in.p.min_in = below(7);
+		in.p.random_completion = below(3) != 0;
+		in.p.max_in = below(4) == 0 ? in.p.min_in + below(4) : 0;
+		in.p.seed = (uint64_t)it;
+		run_one(&in, 1);
+		inst_free(&in);
+	}
+}
+
+/* Infeasible: k |T| > L |S|; the best uniform k holds and is reported. */
+static void test_infeasible(void **state)
+{
+	struct inst in;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+
+	(void)state;
+	inst_make(&in, 10, 40, 5, 0, 0, 0);
+	in.p.links = 3;
+	in.p.min_in = 4;	/* 160 links needed, 30 exist */
+	in.p.random_completion = 1;
+	run_one(&in, 1);
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.k_used, 0);
+	assert_false(st.feasible);
+	lb_assignment_release(&a);
+	inst_free(&in);
+
+	/* 20 sources x 4 links over 30 targets: k = 2 holds, 3 cannot */
+	inst_make(&in, 20, 30, 6, 0, 0, 0);
+	in.p.links = 4;
+	in.p.min_in = 3;
+	in.p.random_completion = 1;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.k_used, 2);
+	assert_int_equal(st.min_in, 2);
+	assert_false(st.feasible);
+	lb_assignment_release(&a);
+	run_one(&in, 1);
+	inst_free(&in);
+}
+
+/* Hub mode (random arcs through a hub) gives the dense optimum. */
+static void test_hub_mode(void **state)
+{
+	int it;
+
+	(void)state;
+	for (it = 0; it < 12; it++) {
+		struct inst in;
+		struct lb_assignment a = { 0 }, b = { 0 };
+		struct lb_assign_stats sa, sb;
+		struct lb_error err;
+		int same = it % 2;
+		size_t ns = 60 + below(60), nt = same ? ns : 40 + below(80);
+
+		inst_make(&in, ns, nt, 6, same, it % 3 == 0, it % 4 == 0);
+		in.p.links = 4;
+		in.p.min_in = 2 + below(4);
+		in.p.random_completion = 1;
+		in.p.seed = (uint64_t)it;
+		/* some sources without any candidate */
+		for (size_t s = 0; s < ns; s += 7)
+			for (size_t j = 0; j < in.c.m; j++)
+				in.c.target[s * in.c.m + j] = LB_NO_TARGET;
+		lb_error_init(&err);
+		in.p.dense_limit = 0;
+		assert_int_equal(assign_links(&in.c, &in.p, &a, &sa, &err), 0);
+		in.p.dense_limit = 1;
+		assert_int_equal(assign_links(&in.c, &in.p, &b, &sb, &err), 0);
+		check(&in, &b, &sb, 0);
+		assert_int_equal(sb.unrealized, 0);
+		assert_true(sb.certified);
+		assert_int_equal(sa.k_used, sb.k_used);
+		assert_true(fabs(sa.model_objective - sb.model_objective) <
+			    1e-6 * fabs(sa.model_objective) + 1e-5);
+		if (it < 4) {
+			in.p.dense_limit = 0;
+			run_one(&in, 1);
+		}
+		lb_assignment_release(&a);
+		lb_assignment_release(&b);
+		inst_free(&in);
+	}
+}
+
+/* Sources without candidates get L random links, spread over targets. */
+static void test_random_completion(void **state)
+{
+	struct inst in;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+	size_t ns = 2000, nt = 500, s, i, *deg;
+
+	(void)state;
+	inst_make(&in, ns, nt, 0, 0, 0, 0);
+	in.p.links = 5;
+	in.p.min_in = 0;
+	in.p.random_completion = 1;
+	in.p.seed = 42;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.random_links, ns * 5);
+	deg = calloc(nt, sizeof(size_t));
+	for (s = 0; s < ns; s++)
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(a.links[s * 5 + i].type, LB_LINK_RANDOM);
+			deg[a.links[s * 5 + i].target]++;
+		}
+	/* mean 20 per target: uniform spreading keeps all within 0..60 */
+	for (i = 0; i < nt; i++)
+		assert_true(deg[i] > 0 && deg[i] < 60);
+	free(deg);
+	lb_assignment_release(&a);
+	/* off: no links at all */
+	in.p.random_completion = 0;
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.links, 0);
+	assert_int_equal(a.links[0].target, LB_NO_TARGET);
+	lb_assignment_release(&a);
+	inst_free(&in);
+}
+
+/*
+ * Stability: re-solve with 1% of the sources' scores changed. With the
+ * previous links as a bonus, the churn stays near the changed rows.
+ */
+static void test_stability(void **state)
+{
+	struct inst in;
+	struct lb_assignment a = { 0 }, b = { 0 }, c = { 0 };
+	struct lb_assign_stats sa, sb, sc;
+	struct lb_error err;
+	size_t ns = 3000, m = 16, L = 4, s, j;
+	uint32_t *prev;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(lb_candidates_init(&in.c, ns, m), 0);
+	for (s = 0; s < ns; s++) {
+		float w = 0.9f;
+
+		for (j = 0; j < m; j++) {
+			uint32_t t = (uint32_t)below(ns);
+
+			w -= (float)below(100) / 2000.0f;
+			in.c.target[s * m + j] = t == s ? (uint32_t)((t + 1) % ns) : t;
+			in.c.score[s * m + j] = w;
+		}
+	}
+	in.self = malloc(ns * sizeof(long));
+	for (s = 0; s < ns; s++)
+		in.self[s] = (long)s;
+	in.p.self = in.self;
+	in.p.n_tgt = ns;
+	in.p.links = L;
+	in.p.min_in = 3;
+	in.p.random_completion = 1;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &sa, &err), 0);
+	assert_true(sa.certified);
+	assert_int_equal(sa.min_in, 3);
+	assert_int_equal(sa.churn, 0);
+	prev = malloc(ns * L * sizeof(uint32_t));
+	for (j = 0; j < ns * L; j++)
+		prev[j] = a.links[j].target;
+	/* 1% of the pages change */
+	for (s = 0; s < ns; s += 100)
+		for (j = 0; j < m; j++)
+			in.c.target[s * m + j] = (uint32_t)((s + 1 + below(ns - 1)) % ns);
+	in.p.prev = prev;
+	in.p.prev_l = L;
+	in.p.stability_bonus = 0;
+	assert_int_equal(assign_links(&in.c, &in.p, &b, &sb, &err), 0);
+	in.p.stability_bonus = 0.02;
+	assert_int_equal(assign_links(&in.c, &in.p, &c, &sc, &err), 0);
+	assert_true(sc.certified);
+	assert_int_equal(sc.min_in, 3);
+	/* the changed rows alone account for at most 30 * L new links */
+	print_message("stability: churn %zu links / %zu sources without bonus, %zu / %zu with\n", sb.churn, sb.churn_sources, sc.churn, sc.churn_sources);
+	/* the bonus keeps strictly more links; a 1% change moves < 5% */
+	assert_true(sc.churn < sb.churn);
+	assert_true(sc.churn_sources < sb.churn_sources);
+	assert_true(sc.churn_sources < ns / 20);
+	assert_true(sb.churn > 0);
+	lb_assignment_release(&a);
+	lb_assignment_release(&b);
+	lb_assignment_release(&c);
+	free(prev);
+	in.p.prev = NULL;
+	inst_free(&in);
+}
+
+static void test_invalid(void **state)
+{
+	struct inst in;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+
+	(void)state;
+	inst_make(&in, 3, 3, 2, 0, 0, 0);
+	in.p.links = 1;
+	in.c.target[0] = 3;	/* out of range */
+	in.c.score[0] = 0.5f;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	assert_null(a.links);
+	in.c.target[0] = 1;
+	in.c.score[0] = NAN;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	inst_free(&in);
+}
+
+/* Empty sets and L = 0 are answers, not errors. */
+static void test_empty(void **state)
+{
+	struct inst in;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+
+	(void)state;
+	inst_make(&in, 4, 0, 2, 0, 0, 0);
+	in.p.links = 3;
+	in.p.min_in = 2;
+	in.p.random_completion = 1;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.links, 0);
+	lb_assignment_release(&a);
+	inst_free(&in);
+	inst_make(&in, 0, 5, 2, 0, 0, 0);
+	in.p.links = 3;
+	in.p.min_in = 2;
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_int_equal(st.min_in, 0);
+	lb_assignment_release(&a);
+	inst_free(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_vs_glpk),
+		cmocka_unit_test(test_infeasible),
+		cmocka_unit_test(test_hub_mode),
+		cmocka_unit_test(test_random_completion),
+		cmocka_unit_test(test_stability),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_empty),
+	};
+
+	glp_term_out(GLP_OFF);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
