@@ -63,7 +63,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the static peer: same store, same headers, same worker count and caches
+# the static peer: same store, same headers and worker count, no file cache in either
 sport=$(edge_free_port)
 mkdir -p "$work/static/logs" "$work/static/tmp"
 cat >"$work/static/nginx.conf" <<CONF
@@ -84,9 +84,6 @@ http {
     fastcgi_temp_path $work/static/tmp;
     uwsgi_temp_path $work/static/tmp;
     scgi_temp_path $work/static/tmp;
-    open_file_cache max=4096 inactive=60s;
-    open_file_cache_valid 10s;
-    open_file_cache_errors on;
     server {
         listen 127.0.0.1:$sport backlog=4096;
         root $store;
