@@ -55,9 +55,13 @@ $(BUILD)/san/%.o: %.c | $(DEPS)
 	@echo "  CC san  $<"
 	@$(CC) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
+# Test drivers and benchmark programs link against an archive of the modules.
+$(BUILD)/liblinkbot.a: $(OBJ)
+	@rm -f $@ && ar rcs $@ $^
+
 # Unit tests link against an archive, so each pulls in only the modules it uses.
 $(BUILD)/san/liblinkbot.a: $(SAN_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/liblinkbot.a | $(DEPS)
 	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka -lglpk
@@ -68,7 +72,7 @@ test: $(BUILD)/linkbot $(UNIT_BIN)
 unit-test: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run unit
 
-edge-test: $(DEPS)
+edge-test: $(BUILD)/linkbot
 	@BUILD=$(BUILD) tests/run edge
 
 integration-test: $(BUILD)/linkbot

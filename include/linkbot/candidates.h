@@ -25,4 +25,11 @@ struct lb_candidates {
 int lb_candidates_init(struct lb_candidates *c, size_t n_src, size_t m);
 void lb_candidates_release(struct lb_candidates *c);
 
+/*
+ * Concatenates the rows of n parts (shards in order, all with the same m)
+ * into out, which the caller releases. 0 or -1 (m differs, no memory).
+ */
+int lb_candidates_merge(const struct lb_candidates *parts, size_t n,
+			struct lb_candidates *out);
+
 #endif

@@ -3,9 +3,20 @@
  *
  * crawl/ writes it as it goes (each page committed on its own, so kill -9
  * leaves it consistent); the build step (relate, assign, render) reads the
- * live pages. One database per client: <state_dir>/<client>/corpus.sqlite.
+ * live pages. One database per client: <state_dir>/<client>/corpus.sqlite
+ * (SQLite, WAL journal; corpus_free() checkpoints it back into that one
+ * file, so the state can be copied to a bucket and back between runs).
  *
- *   corpus_open() -> corpus_put()/corpus_mark_gone()... -> corpus_free()
+ * One row per URL taken from the sources: the page when it is live (its
+ * doc as JSON, its canonical URL and sets), what the last fetch said
+ * (status, ETag, Last-Modified, the sitemap's lastmod) and when it was last
+ * tried, so that a run killed at any moment resumes where it stopped.
+ * A URL that was excluded keeps a row without a doc (a tombstone).
+ *
+ *   corpus_open() -> corpus_run_begin()
+ *     -> corpus_put() / corpus_exclude() / corpus_touch() / corpus_failed()
+ *     -> corpus_forget() for URLs gone from the sources -> corpus_run_end()
+ *   -> corpus_free()
  *   corpus_foreach() visits live pages, one per canonical URL.
  */
 #ifndef LINKBOT_CORPUS_H
@@ -43,6 +54,59 @@ int corpus_put(struct lb_corpus *c, const struct lb_fetch_meta *meta,
 
 /* Removes the page fetched from url (404, 410, noindex, out of the sources). */
 int corpus_remove(struct lb_corpus *c, const char *url, struct lb_error *err);
+
+/*
+ * The page of url is not (or no longer) indexed: status is what the fetch
+ * said (0 robots, refused, too big...). Keeps a tombstone tried at `at`.
+ */
+int corpus_exclude(struct lb_corpus *c, const char *url, int status,
+		   int64_t at, struct lb_error *err);
+
+/* A transient failure (5xx, network): the previous version stays live. */
+int corpus_failed(struct lb_corpus *c, const char *url, int status,
+		  int64_t at, struct lb_error *err);
+
+/*
+ * Not modified (304, or the same sitemap lastmod): the page stays, with its
+ * sets recomputed (sets "" excludes it) and its times set to `at`.
+ */
+int corpus_touch(struct lb_corpus *c, const char *url, const char *sets,
+		 const char *lastmod, int64_t at, struct lb_error *err);
+
+/* Deletes every trace of url (gone from the sources). */
+int corpus_forget(struct lb_corpus *c, const char *url, struct lb_error *err);
+
+/* What the corpus knows of one URL; strings owned by the struct. */
+struct lb_url_state {
+	int known;		/* a row exists */
+	int live;		/* a page is indexed from it */
+	int status;
+	char *final_url;
+	char *etag;
+	char *last_modified;
+	char *lastmod;
+	int64_t fetched_at;	/* last 200 or 304 */
+	int64_t tried_at;	/* last attempt, whatever it gave */
+};
+int corpus_get_state(struct lb_corpus *c, const char *url,
+		     struct lb_url_state *st, struct lb_error *err);
+void corpus_state_release(struct lb_url_state *st);
+
+/* Visits every URL with a row (live or not), in URL order. */
+typedef int (*corpus_url_fn)(const char *url, int live, void *arg);
+int corpus_foreach_url(struct lb_corpus *c, corpus_url_fn fn, void *arg,
+		       struct lb_error *err);
+
+/*
+ * Runs. corpus_run_begin() decides what the crawl at `now` does:
+ *   *skip = 1: a crawl already finished on this UTC day and !force;
+ *   otherwise *cutoff is the time from which URLs count as done in this run
+ *   (the start of an unfinished run of the same day, which is resumed, or
+ *   now for a new run).
+ */
+int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
+		     int64_t *cutoff, struct lb_error *err);
+int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err);
 
 /* Visits each live page once per canonical URL, in canonical URL order. */
 typedef int (*corpus_visit_fn)(const struct lb_doc *doc, const char *sets,

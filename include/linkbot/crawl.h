@@ -12,6 +12,7 @@
 #define LINKBOT_CRAWL_H
 
 #include <stdio.h>
+#include <time.h>
 #include "linkbot/config.h"
 #include "linkbot/corpus.h"
 #include "linkbot/error.h"
@@ -21,6 +22,7 @@ struct lb_crawl_opts {
 	const char *urls_file;	/* side crawl: only these URLs (one per line) */
 	int no_rate_limit;	/* benchmarks only */
 	int progress;		/* draw a progress bar (stderr is a TTY) */
+	time_t now;		/* injectable clock; 0 = time(NULL) */
 };
 
 struct lb_crawl_stats {

@@ -1,6 +1,29 @@
 /*
  * render.h - stage 5: the JSON a client receives for one page
  * (SPEC 2.1-2.5), per variant. Pure functions: docs in, bytes out.
+ *
+ * Standard link objects carry every field of SPEC 2.3, always in the same
+ * order; a field without data is written as null (never omitted), so a
+ * client can rely on the key being there. type, title, url and url_path are
+ * never null: a link whose doc has no url is dropped, a missing title falls
+ * back to the url_path, a missing url_path is derived from the url.
+ * Enterprise link objects carry type, title, url, url_path and then the
+ * endpoint's extra_fields in configured order (null when the doc has none).
+ *
+ * Clean output, whatever the crawl found:
+ * - no self link (a target with the answering page's ID) and no duplicate
+ *   target (two targets with one page ID: trailing slash, default port, host
+ *   case, query parameters the endpoint ignores); the first one is kept;
+ * - strings: invalid UTF-8 replaced by U+FFFD, control characters (C0, DEL,
+ *   C1) turned into spaces, runs of white space collapsed, trimmed;
+ * - title at most LB_RENDER_TITLE_MAX and description at most
+ *   LB_RENDER_DESC_MAX characters (cut at a word when one is near, with
+ *   an ellipsis);
+ * - key order fixed, module maps sorted by module id: the same input gives
+ *   the same bytes, so the manifest sees no change when nothing changed.
+ *
+ * Every function returns a NUL-terminated string the caller frees, or NULL
+ * with err set.
  */
 #ifndef LINKBOT_RENDER_H
 #define LINKBOT_RENDER_H
@@ -11,6 +34,11 @@
 #include "linkbot/doc.h"
 #include "linkbot/error.h"
 
+#define LB_RENDER_TITLE_MAX 200		/* characters (code points) */
+#define LB_RENDER_DESC_MAX 500
+#define LB_RENDER_TEXT_MAX 20000	/* enterprise extra field "text" */
+#define LB_RENDER_MAX_BYTES ((size_t)16 << 20)	/* cap of one answer */
+
 /* One link of an answer. */
 struct lb_render_link {
 	const struct lb_doc *doc;
@@ -19,8 +47,14 @@ struct lb_render_link {
 
 /*
  * The {message, related_links} envelope of a Standard or Enterprise
- * endpoint. Returns a NUL-terminated string (caller frees) or NULL.
+ * endpoint, for the page self (may be NULL: no self-link filter).
+ * Duplicates and self links are dropped, in order.
  */
+char *render_answer(const struct lb_endpoint *ep, const struct lb_doc *self,
+		    const struct lb_render_link *links, size_t n,
+		    struct lb_error *err);
+
+/* render_answer() without a self page. */
 char *render_envelope(const struct lb_endpoint *ep,
 		      const struct lb_render_link *links, size_t n,
 		      struct lb_error *err);
@@ -29,5 +63,37 @@ char *render_envelope(const struct lb_endpoint *ep,
 char *render_link_json(const struct lb_endpoint *ep,
 		       const struct lb_doc *doc, enum lb_link_type type,
 		       struct lb_error *err);
+
+/* The links of one module of a project page (SPEC 2.5). */
+struct lb_render_module {
+	const struct lb_module *module;
+	const struct lb_render_link *links;
+	size_t n;
+};
+
+/*
+ * The module map of a Project page: {"<module id>": {"from", "to",
+ * "links": [{url, title, description, image_url}, ...]}, ...}, keys
+ * sorted. A module whose `from` does not match self's url_path is left
+ * out (see render_module_matches); an empty map is "{}". Missing
+ * description and image_url are written as "" (SPEC 2.5 types them as
+ * strings). Self links and duplicates are dropped per module.
+ */
+char *render_module_map(const struct lb_doc *self,
+			const struct lb_render_module *mods, size_t n,
+			struct lb_error *err);
+
+/*
+ * 1 if path (a URL path, no query) lies under prefix on a segment
+ * boundary: "/blog" matches "/blog" and "/blog/a", not "/blogger".
+ * The prefix "/" or "" matches every path.
+ */
+int render_module_matches(const char *prefix, const char *path);
+
+/*
+ * The clean form of a string as rendered (see above); max_chars 0 = no
+ * bound. Returns NULL for NULL or when nothing is left (all white space).
+ */
+char *render_clean_text(const char *s, size_t max_chars);
 
 #endif

@@ -34,8 +34,11 @@ static int hexval(unsigned char c)
 
 static const char HEX[] = "0123456789ABCDEF";
 
-/* Percent-decodes every valid escape of s into a new string. */
-static char *pct_decode_all(const char *s)
+/*
+ * Percent-decodes every valid escape of s into a new string; *len is its
+ * length, which is beyond the first NUL when s held "%00".
+ */
+static char *pct_decode_all(const char *s, size_t *len)
 {
 	size_t n = strlen(s), i, o = 0;
 	char *out = malloc(n + 1);
@@ -54,6 +57,7 @@ static char *pct_decode_all(const char *s)
 		}
 	}
 	out[o] = '\0';
+	*len = o;
 	return out;
 }
 
@@ -328,13 +332,21 @@ int pageid_normalize(const char *url, const struct lb_qrule *rule,
 	if (starts_with_ci(v, "http%3a") || starts_with_ci(v, "https%3a") ||
 	    starts_with_ci(v, "%2f") ||
 	    (strchr(v, '/') == NULL && contains_ci(v, "%2f"))) {
-		char *d = pct_decode_all(v);
+		size_t dlen;
+		char *d = pct_decode_all(v, &dlen);
 		if (d == NULL) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
 		free(v);
 		v = d;
+		/* a decoded NUL is a control byte too (step 3) */
+		if (dlen != strlen(v)) {
+			lb_error_set(err, LB_EINVALID,
+				     "the URL contains a control character or "
+				     "a backslash");
+			goto out;
+		}
 	}
 	/* 3. refuse */
 	n = strlen(v);

@@ -19,6 +19,7 @@
 
 #include "linkbot/config.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/urlpattern.h"
 
 #define CONFIG_MAX_BYTES (4 << 20)
 
@@ -378,6 +379,12 @@ static int parse_source(struct ctx *c, yaml_node_t *n,
 	if (s->pattern != NULL && s->kind != LB_SOURCE_SITEMAP_INDEX)
 		return cfg_error(c, get(c, n, "pattern"),
 				 "'pattern' only applies to a sitemap_index");
+	if (s->pattern != NULL) {
+		struct lb_error perr;
+		lb_error_init(&perr);
+		if (!urlpattern_valid(s->pattern, &perr))
+			return cfg_error(c, get(c, n, "pattern"), "%s", perr.msg);
+	}
 	return 0;
 }
 
@@ -558,6 +565,26 @@ static int parse_sets(struct ctx *c, yaml_node_t *n, struct lb_client *cl)
 	return 0;
 }
 
+/* Each URL pattern of each set must compile (docs/crawl.md). */
+static int check_patterns(struct ctx *c, yaml_node_t *sets_node,
+			  const struct lb_client *cl)
+{
+	size_t i, j;
+
+	for (i = 0; i < cl->n_sets; i++) {
+		const struct lb_set *set = &cl->sets[i];
+		for (j = 0; j < set->patterns.n; j++) {
+			struct lb_error perr;
+			lb_error_init(&perr);
+			if (!urlpattern_valid(set->patterns.v[j], &perr))
+				return cfg_error(c, get(c, sets_node, set->name),
+						 "set '%s': %s", set->name,
+						 perr.msg);
+		}
+	}
+	return 0;
+}
+
 static int parse_client(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
 			struct lb_client *cl)
 {
@@ -589,7 +616,8 @@ static int parse_client(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
 		if (parse_source(c, node(c, items[i]), &cl->sources[i]) < 0)
 			return -1;
 	}
-	if (parse_sets(c, get(c, n, "sets"), cl) < 0)
+	if (parse_sets(c, get(c, n, "sets"), cl) < 0 ||
+	    check_patterns(c, get(c, n, "sets"), cl) < 0)
 		return -1;
 	if (get_seq(c, n, "endpoints", &items, &count) < 0)
 		return -1;

@@ -86,8 +86,7 @@ static int url_clean(const char *u)
 	return 1;
 }
 
-static int write_candidates(const char *dir, const struct lb_client *cl,
-			    const struct lb_endpoint *ep,
+static int write_candidates(const char *dir, const struct link_job *job,
 			    const struct page_list *src,
 			    const struct page_list *tgt,
 			    const struct lb_candidates *cand,
@@ -112,7 +111,8 @@ static int write_candidates(const char *dir, const struct lb_client *cl,
 					  cand->score[i * cand->m + j]) < 0)
 				goto out;
 		}
-	snprintf(name, sizeof(name), "%s/%s/candidates.tsv", cl->id, ep->id);
+	snprintf(name, sizeof(name), "%s/%s/candidates.tsv", job->client_id,
+		 job->id);
 	if ((path = lb_path_join(dir, name)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
@@ -120,7 +120,8 @@ static int write_candidates(const char *dir, const struct lb_client *cl,
 	if (lb_mkdirs_parent(path, err) < 0 ||
 	    lb_file_write_atomic(path, b.data, b.len, err) < 0)
 		goto out;
-	log_info("%s/%s: candidates written to '%s'", cl->id, ep->id, path);
+	log_info("%s/%s: candidates written to '%s'", job->client_id, job->id,
+		 path);
 	rc = 0;
 out:
 	free(path);
@@ -128,35 +129,50 @@ out:
 	return rc;
 }
 
-int pipeline_build_endpoint(const struct lb_config *cfg,
-			    const struct lb_client *cl,
-			    const struct lb_endpoint *ep,
-			    const struct pages *pages,
-			    const struct lb_run_opts *opts,
-			    struct lb_error *err)
+int link_job_endpoint(struct link_job *job, const struct lb_config *cfg,
+		      const struct lb_client *cl, const struct lb_endpoint *ep)
 {
+	memset(job, 0, sizeof(*job));
+	job->client_id = cl->id;
+	job->id = ep->id;
+	job->source.set = ep->source->name;
+	job->target.set = ep->target->name;
+	job->ep = ep;
+	job->links_path = pipeline_links_path(cfg, cl, ep);
+	return job->links_path != NULL ? 0 : -1;
+}
+
+void link_job_release(struct link_job *job)
+{
+	free(job->links_path);
+	job->links_path = NULL;
+}
+
+int pipeline_build(const struct link_job *job, const struct pages *pages,
+		   const struct lb_run_opts *opts, struct lb_error *err)
+{
+	const struct lb_endpoint *ep = job->ep;
 	struct page_list src, tgt;
 	struct lb_candidates cand = { 0 };
 	struct lb_assignment asg = { 0 };
 	struct lb_assign_stats st;
 	struct lb_relate_input in;
-	struct lb_relate_opts ropts = { CANDIDATES_PER_SOURCE };
+	struct lb_relate_opts ropts;
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
 	struct lb_buf out;
-	char *path = NULL;
 	size_t i, j;
 	int rc = -1;
 
 	memset(&src, 0, sizeof(src));
 	memset(&tgt, 0, sizeof(tgt));
 	lb_buf_init(&out, LINKS_MAX_BYTES);
-	if (pages_select(pages, ep->source, &src, err) < 0 ||
-	    pages_select(pages, ep->target, &tgt, err) < 0)
+	if (pages_select(pages, &job->source, &src, err) < 0 ||
+	    pages_select(pages, &job->target, &tgt, err) < 0)
 		goto out;
-	log_info("%s/%s: %zu source pages, %zu target pages", cl->id, ep->id,
-		 src.n, tgt.n);
+	log_info("%s/%s: %zu source pages, %zu target pages", job->client_id,
+		 job->id, src.n, tgt.n);
 	self = malloc((src.n ? src.n : 1) * sizeof(*self));
 	if (self == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -174,6 +190,8 @@ int pipeline_build_endpoint(const struct lb_config *cfg,
 		goto out;
 
 	log_stage("relate");
+	memset(&ropts, 0, sizeof(ropts));
+	ropts.m = CANDIDATES_PER_SOURCE;
 	in.src = src.docs;
 	in.n_src = src.n;
 	in.tgt = tgt.docs;
@@ -183,8 +201,7 @@ int pipeline_build_endpoint(const struct lb_config *cfg,
 	if (relate_candidates(&in, &ropts, &cand, err) < 0)
 		goto out;
 	if (opts->export_dir != NULL &&
-	    write_candidates(opts->export_dir, cl, ep, &src, &tgt, &cand,
-			     err) < 0)
+	    write_candidates(opts->export_dir, job, &src, &tgt, &cand, err) < 0)
 		goto out;
 
 	log_stage("assign");
@@ -194,7 +211,7 @@ int pipeline_build_endpoint(const struct lb_config *cfg,
 	ap.min_in = (size_t)ep->min_incoming;
 	ap.max_in = (size_t)ep->max_incoming;
 	ap.random_completion = ep->random_completion;
-	ap.seed = pipeline_seed(opts, cl->id, ep->id);
+	ap.seed = pipeline_seed(opts, job->client_id, job->id);
 	ap.self = self;
 	ap.lang_src = lsrc;
 	ap.lang_tgt = ltgt;
@@ -203,12 +220,12 @@ int pipeline_build_endpoint(const struct lb_config *cfg,
 		goto out;
 	log_info("%s/%s: objective %.3f, in-degree min %zu median %zu max %zu, "
 		 "%zu links lifted by the constraint, %zu random",
-		 cl->id, ep->id, st.objective, st.min_in, st.median_in,
+		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
 		 st.max_in, st.lifted, st.random_links);
 	if (tgt.n > 0 && st.min_in < ap.min_in)
 		log_warnx("%s/%s: minimum in-degree %zu is below the %zu asked "
 			  "for (too few source pages or links)",
-			  cl->id, ep->id, st.min_in, ap.min_in);
+			  job->client_id, job->id, st.min_in, ap.min_in);
 
 	if (lb_buf_adds(&out, "# linkbot links: source_url\ttarget_url\t"
 			      "type\tscore\n", err) < 0)
@@ -231,18 +248,12 @@ int pipeline_build_endpoint(const struct lb_config *cfg,
 				goto out;
 		}
 	}
-	path = pipeline_links_path(cfg, cl, ep);
-	if (path == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (lb_mkdirs_parent(path, err) < 0 ||
-	    lb_file_write_atomic(path, out.data, out.len, err) < 0)
+	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
+	    lb_file_write_atomic(job->links_path, out.data, out.len, err) < 0)
 		goto out;
 	rc = 0;
 out:
 	log_stage("build");
-	free(path);
 	lb_buf_release(&out);
 	lb_assignment_release(&asg);
 	lb_candidates_release(&cand);

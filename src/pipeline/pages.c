@@ -95,7 +95,17 @@ static int sets_has(const char *csv, const char *name)
 	return 0;
 }
 
-int pages_select(const struct pages *p, const struct lb_set *set,
+static int filter_takes(const struct page_filter *f,
+			const struct page_rec *r)
+{
+	if (f->set != NULL)
+		return sets_has(r->sets, f->set);
+	return f->path_prefix != NULL && r->doc.url_path != NULL &&
+	       strncmp(r->doc.url_path, f->path_prefix,
+		       strlen(f->path_prefix)) == 0;
+}
+
+int pages_select(const struct pages *p, const struct page_filter *f,
 		 struct page_list *list, struct lb_error *err)
 {
 	size_t i;
@@ -108,7 +118,7 @@ int pages_select(const struct pages *p, const struct lb_set *set,
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < p->n; i++) {
-		if (!sets_has(p->rec[i].sets, set->name))
+		if (!filter_takes(f, &p->rec[i]))
 			continue;
 		list->docs[list->n] = &p->rec[i].doc;
 		list->index[list->n] = i;

@@ -31,8 +31,14 @@ int pages_load(struct lb_corpus *corpus, struct pages *p,
 	       struct lb_error *err);
 void pages_release(struct pages *p);
 
-/* The pages that belong to set `set`; list->docs borrows from p. */
-int pages_select(const struct pages *p, const struct lb_set *set,
+/* Which pages: those of a named set, or those whose path has a prefix. */
+struct page_filter {
+	const char *set;		/* set name, or NULL */
+	const char *path_prefix;	/* url_path prefix (project modules) */
+};
+
+/* The pages the filter takes; list->docs borrows from p. */
+int pages_select(const struct pages *p, const struct page_filter *f,
 		 struct page_list *list, struct lb_error *err);
 void page_list_release(struct page_list *list);
 

@@ -86,6 +86,7 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	co.urls_file = r->opts->urls_file;
 	co.no_rate_limit = r->opts->no_rate_limit;
 	co.progress = r->opts->progress;
+	co.now = r->opts->now;
 	lb_error_init(&cerr);
 	if (crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr) < 0) {
 		lb_error_set(err, cerr.code, "%s", cerr.msg);
@@ -115,10 +116,16 @@ typedef int (*endpoint_fn)(struct client_run *r, const struct lb_endpoint *ep,
 static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 		     struct lb_error *err)
 {
+	struct link_job job;
+	int rc;
+
 	if (ep->state == LB_EP_PENDING)
 		return 0;	/* pending: not computed until activated */
-	return pipeline_build_endpoint(r->cfg, r->cl, ep, &r->pages, r->opts,
-				       err);
+	if (link_job_endpoint(&job, r->cfg, r->cl, ep) < 0)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	rc = pipeline_build(&job, &r->pages, r->opts, err);
+	link_job_release(&job);
+	return rc;
 }
 
 static int publish_one(struct client_run *r, const struct lb_endpoint *ep,
@@ -165,14 +172,63 @@ static int each_endpoint(struct client_run *r, endpoint_fn fn,
 	return 0;
 }
 
+typedef int (*project_fn)(struct client_run *r, const struct lb_project *pr,
+			  struct lb_error *err);
+
+static int build_project(struct client_run *r, const struct lb_project *pr,
+			 struct lb_error *err)
+{
+	return pipeline_build_project(r->cfg, pr, &r->pages, r->opts, err);
+}
+
+static int publish_project(struct client_run *r, const struct lb_project *pr,
+			   struct lb_error *err)
+{
+	return pipeline_publish_project(r->cfg, pr, &r->pages, r->store,
+					r->opts, err);
+}
+
+/* Runs fn on the client's projects (when the whole client is selected). */
+static int each_project(struct client_run *r, project_fn fn,
+			struct lb_error *err)
+{
+	size_t i;
+
+	if (r->opts->endpoint != NULL && strchr(r->opts->endpoint, '/'))
+		return 0;
+	for (i = 0; i < r->cfg->n_projects; i++) {
+		const struct lb_project *pr = &r->cfg->projects[i];
+		struct lb_error perr;
+
+		if (pr->client != r->cl)
+			continue;
+		lb_error_init(&perr);
+		if (fn(r, pr, &perr) == 0)
+			continue;
+		if (perr.code == LB_ENOMEM || perr.code == LB_EIO ||
+		    perr.code == LB_ESTORE || perr.code == LB_ESTATE) {
+			lb_error_set(err, perr.code, "project %s: %s", pr->uuid,
+				     perr.msg);
+			return -1;
+		}
+		log_warnx("project %s failed: %s", pr->uuid, perr.msg);
+		r->stats->endpoints_failed++;
+	}
+	return 0;
+}
+
 static int stage_build(struct client_run *r, struct lb_error *err)
 {
-	return each_endpoint(r, build_one, err);
+	if (each_endpoint(r, build_one, err) < 0)
+		return -1;
+	return each_project(r, build_project, err);
 }
 
 static int stage_publish(struct client_run *r, struct lb_error *err)
 {
-	return each_endpoint(r, publish_one, err);
+	if (each_endpoint(r, publish_one, err) < 0)
+		return -1;
+	return each_project(r, publish_project, err);
 }
 
 /* The stages of the nightly job, in order. */

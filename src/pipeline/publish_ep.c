@@ -19,7 +19,6 @@
 #include "linkbot/render.h"
 #include "internal.h"
 
-#define LINKS_MAX_BYTES ((size_t)4 << 30)
 #define RANDOM_POOL_MAX 1000
 
 static const struct lb_object_meta page_meta = {
@@ -97,79 +96,23 @@ out:
 	return rc;
 }
 
-/* Splits a links.tsv line in place: 4 fields. */
-static int split_line(char *line, char *f[4])
+struct answers {
+	struct lb_publish *pub;
+	const struct lb_endpoint *ep;
+	struct idset ids;
+	struct lb_error *err;
+};
+
+static int visit_answer(const struct lb_doc *src,
+			const struct lb_render_link *links, size_t n, void *arg)
 {
-	int i;
+	struct answers *a = arg;
 
-	for (i = 0; i < 4; i++) {
-		f[i] = line;
-		line = strchr(line, i < 3 ? '\t' : '\0');
-		if (line == NULL)
-			return i == 3 ? 0 : -1;
-		if (i < 3)
-			*line++ = '\0';
-	}
-	return 0;
-}
-
-static int add_answers(struct lb_publish *pub, const struct lb_endpoint *ep,
-		       const struct pages *pages, char *links_text,
-		       size_t n_lines, struct lb_error *err)
-{
-	struct lb_render_link *links = NULL;
-	struct idset ids = { NULL, 0 };
-	const struct lb_doc *cur = NULL;
-	char *line, *next, *cur_url = NULL;
-	size_t n = 0, cap = (size_t)ep->links + 1;
-	int rc = -1;
-
-	ids.cap = n_lines * 2 + 16;
-	ids.slot = calloc(ids.cap, sizeof(*ids.slot));
-	links = calloc(cap, sizeof(*links));
-	if (ids.slot == NULL || links == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (line = links_text; line != NULL && *line != '\0'; line = next) {
-		char *f[4];
-		long si, ti;
-
-		next = strchr(line, '\n');
-		if (next != NULL)
-			*next++ = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if (split_line(line, f) < 0)
-			continue;
-		if (cur_url == NULL || strcmp(cur_url, f[0]) != 0) {
-			if (cur != NULL && add_answer(pub, ep, &ids, cur, links,
-						      n, err) < 0)
-				goto out;
-			n = 0;
-			cur_url = f[0];
-			si = pages_find(pages, f[0]);
-			cur = si >= 0 ? &pages->rec[si].doc : NULL;
-		}
-		ti = pages_find(pages, f[1]);
-		if (cur == NULL || ti < 0 || n >= cap - 1)
-			continue;
-		links[n].doc = &pages->rec[ti].doc;
-		links[n].type = strcmp(f[2], "random") == 0 ? LB_LINK_RANDOM :
-							       LB_LINK_RELATED;
-		n++;
-	}
-	if (cur != NULL && add_answer(pub, ep, &ids, cur, links, n, err) < 0)
-		goto out;
-	rc = 0;
-out:
-	free(ids.slot);
-	free(links);
-	return rc;
+	return add_answer(a->pub, a->ep, &a->ids, src, links, n, a->err);
 }
 
 /* random.json: a uniform sample of the target set, typed random. */
-static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
+static int add_random_pool(struct lb_publish *pub, const struct link_job *job,
 			   const struct pages *pages, uint64_t seed,
 			   struct lb_error *err)
 {
@@ -179,7 +122,7 @@ static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
 	int rc = -1;
 
 	lb_buf_init(&b, (size_t)64 << 20);
-	if (pages_select(pages, ep->target, &tgt, err) < 0)
+	if (pages_select(pages, &job->target, &tgt, err) < 0)
 		return -1;
 	k = tgt.n < RANDOM_POOL_MAX ? tgt.n : RANDOM_POOL_MAX;
 	/* Partial Fisher-Yates: the first k of a seeded shuffle. */
@@ -192,7 +135,8 @@ static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
 	if (lb_buf_adds(&b, "{\"links\":[", err) < 0)
 		goto out;
 	for (i = 0; i < k; i++) {
-		char *lj = render_link_json(ep, tgt.docs[i], LB_LINK_RANDOM, err);
+		char *lj = render_link_json(job->ep, tgt.docs[i], LB_LINK_RANDOM,
+					    err);
 		if (lj == NULL)
 			goto out;
 		if ((i > 0 && lb_buf_addc(&b, ',', err) < 0) ||
@@ -268,43 +212,40 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 			      const struct lb_run_opts *opts,
 			      struct lb_error *err)
 {
-	struct lb_publish *pub = NULL;
+	struct link_job job;
+	struct answers a;
 	struct lb_publish_stats ps;
-	struct lb_error rerr;
-	char folder[160], *path = NULL, *text = NULL, *p;
-	size_t len = 0, n_lines = 0;
-	int rc = -1;
+	char folder[160];
+	int r, rc = -1;
 
-	lb_error_init(&rerr);
-	path = pipeline_links_path(cfg, cl, ep);
-	if (path == NULL)
+	memset(&a, 0, sizeof(a));
+	if (link_job_endpoint(&job, cfg, cl, ep) < 0)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	if (ep->state == LB_EP_PENDING ||
-	    lb_file_read(path, LINKS_MAX_BYTES, &text, &len, &rerr) < 0) {
-		if (ep->state != LB_EP_PENDING && rerr.code != LB_ENOTFOUND) {
-			lb_error_set(err, rerr.code, "%s", rerr.msg);
-			goto out;
-		}
+	if (ep->state == LB_EP_PENDING || !lb_file_exists(job.links_path)) {
 		log_info("%s/%s: no links computed yet: publishing it as pending",
 			 cl->id, ep->id);
 		rc = put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
 		goto out;
 	}
-	for (p = text; (p = strchr(p, '\n')) != NULL; p++)
-		n_lines++;
 	snprintf(folder, sizeof(folder), "%s/%s", cl->id, ep->id);
-	if ((pub = publish_new(folder)) == NULL) {
+	a.ep = ep;
+	a.err = err;
+	a.ids.cap = pages->n * 2 + 16;
+	a.ids.slot = calloc(a.ids.cap, sizeof(*a.ids.slot));
+	if ((a.pub = publish_new(folder)) == NULL || a.ids.slot == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
 	log_stage("render");
-	if (add_answers(pub, ep, pages, text, n_lines, err) < 0 ||
-	    add_random_pool(pub, ep, pages,
+	r = pipeline_read_links(job.links_path, pages, (size_t)ep->links,
+				visit_answer, &a, err);
+	if (r < 0 ||
+	    add_random_pool(a.pub, &job, pages,
 			    pipeline_seed(opts, cl->id, ep->id) ^ 0x5eed, err) < 0)
 		goto out;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
-	if (publish_commit(pub, store, opts->dry_run, &ps, err) < 0)
+	if (publish_commit(a.pub, store, opts->dry_run, &ps, err) < 0)
 		goto out;
 	log_info("%s: %ld objects, %ld uploaded (%lld bytes), %ld deleted, "
 		 "%ld unchanged", folder, ps.objects, ps.uploaded,
@@ -314,8 +255,8 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 		goto out;
 	rc = 0;
 out:
-	publish_free(pub);
-	free(text);
-	free(path);
+	publish_free(a.pub);
+	free(a.ids.slot);
+	link_job_release(&job);
 	return rc;
 }

@@ -137,6 +137,10 @@ static void test_errors_name_the_line(void **state)
 	snprintf(text, sizeof(text), "%s      - id: b2b\n        source: blog\n",
 		 base);
 	expect_error(text, "t.yaml:11:", "defined twice");
+	/* A URL pattern that does not compile. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "blog/{slug}"), "blog/{slu}}", 11);
+	expect_error(text, "t.yaml:7:", "set 'blog'");
 	/* Empty file. */
 	expect_error("", "empty", NULL);
 }

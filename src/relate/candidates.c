@@ -1,5 +1,6 @@
 /* candidates.c - the relate -> assign record; see candidates.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "linkbot/candidates.h"
 
@@ -27,4 +28,30 @@ void lb_candidates_release(struct lb_candidates *c)
 	c->target = NULL;
 	c->score = NULL;
 	c->n_src = c->m = 0;
+}
+
+int lb_candidates_merge(const struct lb_candidates *parts, size_t n,
+			struct lb_candidates *out)
+{
+	size_t i, rows = 0, at = 0, m = n ? parts[0].m : 0;
+
+	for (i = 0; i < n; i++) {
+		if (parts[i].m != m)
+			return -1;
+		rows += parts[i].n_src;
+	}
+	if (lb_candidates_init(out, rows, m) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		size_t k = parts[i].n_src * m;
+
+		if (k == 0)
+			continue;
+		memcpy(out->target + at, parts[i].target,
+		       k * sizeof(*out->target));
+		memcpy(out->score + at, parts[i].score,
+		       k * sizeof(*out->score));
+		at += k;
+	}
+	return 0;
 }

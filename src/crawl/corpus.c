@@ -1,0 +1,587 @@
+/*
+ * corpus.c - the crawl state of one client in SQLite; see corpus.h.
+ *
+ * Durability: WAL journal, synchronous=NORMAL, and no long transaction:
+ * every call below is one statement in its own (autocommit) transaction, so
+ * a kill -9 loses at most the page being written and never leaves half of
+ * one. (NORMAL can lose the last commits on a power cut, not on a killed
+ * process; the next run refetches those pages.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "linkbot/buf.h"
+#include "linkbot/corpus.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/log.h"
+
+#define SCHEMA_VERSION 1
+
+enum stmt {
+	S_PUT, S_EXCLUDE, S_FAILED, S_TOUCH, S_FORGET, S_STATE, S_URLS,
+	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S__COUNT
+};
+
+static const char *const sql[S__COUNT] = {
+	[S_PUT] =
+	"INSERT INTO url(url, final_url, canonical, sets, doc, status, etag,"
+	" last_modified, lastmod, fetched_at, tried_at)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)"
+	" ON CONFLICT(url) DO UPDATE SET final_url = ?2, canonical = ?3,"
+	" sets = ?4, doc = ?5, status = ?6, etag = ?7, last_modified = ?8,"
+	" lastmod = ?9, fetched_at = ?10, tried_at = ?10",
+	[S_EXCLUDE] =
+	"INSERT INTO url(url, status, tried_at) VALUES(?1, ?2, ?3)"
+	" ON CONFLICT(url) DO UPDATE SET canonical = NULL, sets = NULL,"
+	" doc = NULL, etag = NULL, last_modified = NULL, lastmod = NULL,"
+	" status = ?2, tried_at = ?3",
+	[S_FAILED] =
+	"INSERT INTO url(url, status, tried_at) VALUES(?1, ?2, ?3)"
+	" ON CONFLICT(url) DO UPDATE SET tried_at = ?3,"
+	" status = CASE WHEN doc IS NULL THEN ?2 ELSE status END",
+	[S_TOUCH] =
+	"UPDATE url SET sets = ?2, fetched_at = ?3, tried_at = ?3,"
+	" lastmod = coalesce(?4, lastmod),"
+	" doc = CASE WHEN ?2 = '' THEN NULL ELSE doc END,"
+	" canonical = CASE WHEN ?2 = '' THEN NULL ELSE canonical END"
+	" WHERE url = ?1",
+	[S_FORGET] = "DELETE FROM url WHERE url = ?1",
+	[S_STATE] =
+	"SELECT doc IS NOT NULL, status, final_url, etag, last_modified,"
+	" lastmod, fetched_at, tried_at FROM url WHERE url = ?1",
+	[S_URLS] = "SELECT url, doc IS NOT NULL FROM url ORDER BY url",
+	[S_PAGES] =
+	"SELECT canonical, doc, sets FROM url WHERE doc IS NOT NULL"
+	" ORDER BY canonical, final_url = canonical DESC, url",
+	[S_COUNT] =
+	"SELECT count(DISTINCT canonical) FROM url WHERE doc IS NOT NULL",
+	[S_LAST_RUN] =
+	"SELECT id, started_at, finished_at FROM run ORDER BY id DESC LIMIT 1",
+	[S_NEW_RUN] = "INSERT INTO run(started_at, force) VALUES(?1, ?2)",
+	[S_END_RUN] = "UPDATE run SET finished_at = ?2 WHERE id = ?1",
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS url("
+	" url TEXT PRIMARY KEY,"	/* as taken from the sources */
+	" final_url TEXT,"		/* after redirects */
+	" canonical TEXT,"		/* the page's URL (doc.url) when live */
+	" sets TEXT,"			/* comma-separated set names */
+	" doc TEXT,"			/* the doc as JSON; NULL: not indexed */
+	" status INTEGER NOT NULL DEFAULT 0,"
+	" etag TEXT, last_modified TEXT, lastmod TEXT,"
+	" fetched_at INTEGER NOT NULL DEFAULT 0,"
+	" tried_at INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS url_canonical ON url(canonical)"
+	" WHERE doc IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS run("
+	" id INTEGER PRIMARY KEY, started_at INTEGER NOT NULL,"
+	" finished_at INTEGER, force INTEGER NOT NULL DEFAULT 0);";
+
+struct lb_corpus {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[S__COUNT];
+	int64_t run_id;
+};
+
+static int db_error(struct lb_corpus *c, struct lb_error *err,
+		    const char *what)
+{
+	return lb_error_set(err, LB_ESTATE, "%s: %s: %s", c->path, what,
+			    sqlite3_errmsg(c->db));
+}
+
+static sqlite3_stmt *prep(struct lb_corpus *c, enum stmt s,
+			  struct lb_error *err)
+{
+	if (c->st[s] == NULL &&
+	    sqlite3_prepare_v2(c->db, sql[s], -1, &c->st[s], NULL) !=
+		    SQLITE_OK) {
+		db_error(c, err, "cannot prepare a statement");
+		return NULL;
+	}
+	sqlite3_reset(c->st[s]);
+	sqlite3_clear_bindings(c->st[s]);
+	return c->st[s];
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+/* Runs a statement that returns no rows. */
+static int step_done(struct lb_corpus *c, sqlite3_stmt *s,
+		     struct lb_error *err, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(c, err, what);
+	return 0;
+}
+
+int corpus_open(const char *state_dir, const char *client_id,
+		struct lb_corpus **out, struct lb_error *err)
+{
+	struct lb_corpus *c;
+	char *dir = NULL;
+	char *errmsg = NULL;
+	int version = 0;
+	sqlite3_stmt *s = NULL;
+
+	*out = NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if ((dir = lb_path_join(state_dir, client_id)) == NULL ||
+	    (c->path = lb_path_join(dir, "corpus.sqlite")) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (lb_mkdirs(dir, err) < 0)
+		goto fail;
+	if (sqlite3_open_v2(c->path, &c->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		if (c->db != NULL)
+			db_error(c, err, "cannot open");
+		else
+			lb_error_set(err, LB_ESTATE, "%s: cannot open",
+				     c->path);
+		goto fail;
+	}
+	sqlite3_busy_timeout(c->db, 10000);
+	if (sqlite3_exec(c->db, "PRAGMA journal_mode=WAL;"
+			 "PRAGMA synchronous=NORMAL;", NULL, NULL,
+			 &errmsg) != SQLITE_OK) {
+		lb_error_set(err, LB_ESTATE, "%s: %s", c->path, errmsg);
+		goto fail;
+	}
+	if (sqlite3_prepare_v2(c->db, "PRAGMA user_version", -1, &s, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW) {
+		db_error(c, err, "cannot read the schema version");
+		goto fail;
+	}
+	version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (version > SCHEMA_VERSION) {
+		lb_error_set(err, LB_ESTATE, "%s: schema version %d is newer "
+			     "than this linkbot (%d)", c->path, version,
+			     SCHEMA_VERSION);
+		goto fail;
+	}
+	if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, &errmsg) != SQLITE_OK ||
+	    sqlite3_exec(c->db, schema, NULL, NULL, &errmsg) != SQLITE_OK ||
+	    sqlite3_exec(c->db, "PRAGMA user_version=1; COMMIT", NULL, NULL,
+			 &errmsg) != SQLITE_OK) {
+		lb_error_set(err, LB_ESTATE, "%s: cannot create the schema: "
+			     "%s", c->path, errmsg ? errmsg : "?");
+		goto fail;
+	}
+	free(dir);
+	*out = c;
+	return 0;
+fail:
+	sqlite3_free(errmsg);
+	sqlite3_finalize(s);
+	free(dir);
+	corpus_free(c);
+	return -1;
+}
+
+void corpus_free(struct lb_corpus *c)
+{
+	int i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < S__COUNT; i++)
+		sqlite3_finalize(c->st[i]);
+	if (c->db != NULL) {
+		/* fold the WAL back into the one file (copied between runs) */
+		sqlite3_wal_checkpoint_v2(c->db, NULL,
+					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
+					  NULL);
+		sqlite3_close(c->db);
+	}
+	free(c->path);
+	free(c);
+}
+
+int corpus_put(struct lb_corpus *c, const struct lb_fetch_meta *meta,
+	       const struct lb_doc *doc, const char *sets,
+	       struct lb_error *err)
+{
+	sqlite3_stmt *s;
+	char *json;
+	int rc;
+
+	if (doc->url == NULL)
+		return lb_error_set(err, LB_EINVALID, "page '%s' has no URL",
+				    meta->url);
+	if ((json = lb_doc_to_json(doc, 1, 1)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if ((s = prep(c, S_PUT, err)) == NULL) {
+		free(json);
+		return -1;
+	}
+	bind_text(s, 1, meta->url);
+	bind_text(s, 2, meta->final_url ? meta->final_url : meta->url);
+	bind_text(s, 3, doc->url);
+	bind_text(s, 4, sets ? sets : "");
+	bind_text(s, 5, json);
+	sqlite3_bind_int(s, 6, meta->status);
+	bind_text(s, 7, meta->etag);
+	bind_text(s, 8, meta->last_modified);
+	bind_text(s, 9, meta->lastmod);
+	sqlite3_bind_int64(s, 10, meta->fetched_at);
+	rc = step_done(c, s, err, "cannot store a page");
+	free(json);
+	return rc;
+}
+
+int corpus_exclude(struct lb_corpus *c, const char *url, int status,
+		   int64_t at, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_EXCLUDE, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	sqlite3_bind_int(s, 2, status);
+	sqlite3_bind_int64(s, 3, at);
+	return step_done(c, s, err, "cannot remove a page");
+}
+
+int corpus_remove(struct lb_corpus *c, const char *url, struct lb_error *err)
+{
+	return corpus_exclude(c, url, 0, (int64_t)time(NULL), err);
+}
+
+int corpus_failed(struct lb_corpus *c, const char *url, int status,
+		  int64_t at, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_FAILED, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	sqlite3_bind_int(s, 2, status);
+	sqlite3_bind_int64(s, 3, at);
+	return step_done(c, s, err, "cannot record a failure");
+}
+
+int corpus_touch(struct lb_corpus *c, const char *url, const char *sets,
+		 const char *lastmod, int64_t at, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_TOUCH, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	bind_text(s, 2, sets ? sets : "");
+	sqlite3_bind_int64(s, 3, at);
+	bind_text(s, 4, lastmod);
+	return step_done(c, s, err, "cannot update a page");
+}
+
+int corpus_forget(struct lb_corpus *c, const char *url, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_FORGET, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	return step_done(c, s, err, "cannot delete a page");
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+int corpus_get_state(struct lb_corpus *c, const char *url,
+		     struct lb_url_state *st, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_STATE, err);
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		st->known = 1;
+		st->live = sqlite3_column_int(s, 0);
+		st->status = sqlite3_column_int(s, 1);
+		st->final_url = col_dup(s, 2);
+		st->etag = col_dup(s, 3);
+		st->last_modified = col_dup(s, 4);
+		st->lastmod = col_dup(s, 5);
+		st->fetched_at = sqlite3_column_int64(s, 6);
+		st->tried_at = sqlite3_column_int64(s, 7);
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_reset(s);
+		return db_error(c, err, "cannot read a page");
+	}
+	sqlite3_reset(s);
+	return 0;
+}
+
+void corpus_state_release(struct lb_url_state *st)
+{
+	free(st->final_url);
+	free(st->etag);
+	free(st->last_modified);
+	free(st->lastmod);
+	memset(st, 0, sizeof(*st));
+}
+
+int corpus_get_meta(struct lb_corpus *c, const char *url, char **etag,
+		    char **last_modified, char **lastmod, int64_t *fetched_at,
+		    struct lb_error *err)
+{
+	struct lb_url_state st;
+
+	*etag = *last_modified = *lastmod = NULL;
+	*fetched_at = 0;
+	if (corpus_get_state(c, url, &st, err) < 0)
+		return -1;
+	if (!st.known)
+		return 1;
+	*etag = st.etag;
+	*last_modified = st.last_modified;
+	*lastmod = st.lastmod;
+	*fetched_at = st.fetched_at;
+	st.etag = st.last_modified = st.lastmod = NULL;
+	corpus_state_release(&st);
+	return 0;
+}
+
+int corpus_foreach_url(struct lb_corpus *c, corpus_url_fn fn, void *arg,
+		       struct lb_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct lb_strlist urls = { 0 };
+	int *live = NULL, rc = -1, r;
+	size_t i, alloc = 0;
+
+	/* Collected first: fn may write to the table it visits. */
+	if (sqlite3_prepare_v2(c->db, sql[S_URLS], -1, &s, NULL) != SQLITE_OK)
+		return db_error(c, err, "cannot list URLs");
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		if (urls.n == alloc) {
+			size_t na = alloc ? alloc * 2 : 256;
+			int *nl = realloc(live, na * sizeof(*nl));
+			char **nv = realloc(urls.v, na * sizeof(*nv));
+			if (nl != NULL)
+				live = nl;
+			if (nv != NULL)
+				urls.v = nv;
+			if (nl == NULL || nv == NULL) {
+				lb_error_set(err, LB_ENOMEM, "out of memory");
+				goto out;
+			}
+			alloc = na;
+		}
+		live[urls.n] = sqlite3_column_int(s, 1);
+		if ((urls.v[urls.n] = col_dup(s, 0)) == NULL) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		urls.n++;
+	}
+	if (r != SQLITE_DONE) {
+		db_error(c, err, "cannot list URLs");
+		goto out;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	for (i = 0; i < urls.n; i++)
+		if (fn(urls.v[i], live[i], arg) < 0)
+			goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(s);
+	lb_strlist_release(&urls);
+	free(live);
+	return rc;
+}
+
+/* Adds the names of csv missing from b (a comma list) to b. */
+static int sets_union(struct lb_buf *b, const char *csv, struct lb_error *err)
+{
+	const char *p = csv;
+
+	while (p != NULL && *p != '\0') {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *q = b->data ? b->data : "";
+		int have = 0;
+		while (*q != '\0') {
+			const char *qe = strchr(q, ',');
+			size_t qn = qe ? (size_t)(qe - q) : strlen(q);
+			if (qn == n && strncmp(q, p, n) == 0)
+				have = 1;
+			q = qe ? qe + 1 : q + qn;
+		}
+		if (!have && n > 0) {
+			if (b->len > 0 && lb_buf_addc(b, ',', err) < 0)
+				return -1;
+			if (lb_buf_add(b, p, n, err) < 0)
+				return -1;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int corpus_foreach(struct lb_corpus *c, corpus_visit_fn fn, void *arg,
+		   struct lb_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	char *canon = NULL, *json = NULL;
+	struct lb_buf sets;
+	int r, rc = -1;
+
+	lb_buf_init(&sets, 1 << 20);
+	if (sqlite3_prepare_v2(c->db, sql[S_PAGES], -1, &s, NULL) != SQLITE_OK)
+		return db_error(c, err, "cannot list pages");
+	for (;;) {
+		const char *cn = NULL;
+		r = sqlite3_step(s);
+		if (r == SQLITE_ROW)
+			cn = (const char *)sqlite3_column_text(s, 0);
+		if (canon != NULL && (r != SQLITE_ROW || cn == NULL ||
+				      strcmp(cn, canon) != 0)) {
+			/* the group of canon is complete: visit it */
+			struct lb_doc doc;
+			lb_doc_init(&doc);
+			if (lb_doc_from_json(json, &doc, err) < 0)
+				goto out;
+			if (doc.url == NULL || strcmp(doc.url, canon) != 0) {
+				free(doc.url);
+				doc.url = strdup(canon);
+			}
+			if (sets.len > 0 &&
+			    fn(&doc, sets.data ? sets.data : "", arg) < 0) {
+				lb_doc_release(&doc);
+				lb_error_set(err, LB_EINTERNAL,
+					     "corpus visitor failed");
+				goto out;
+			}
+			lb_doc_release(&doc);
+			free(canon);
+			free(json);
+			canon = json = NULL;
+			lb_buf_reset(&sets);
+		}
+		if (r != SQLITE_ROW)
+			break;
+		if (cn == NULL)
+			continue;
+		if (canon == NULL) {
+			canon = strdup(cn);
+			json = col_dup(s, 1);
+			if (canon == NULL || json == NULL) {
+				lb_error_set(err, LB_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		if (sets_union(&sets, (const char *)sqlite3_column_text(s, 2),
+			       err) < 0)
+			goto out;
+	}
+	if (r != SQLITE_DONE) {
+		db_error(c, err, "cannot list pages");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(s);
+	free(canon);
+	free(json);
+	lb_buf_release(&sets);
+	return rc;
+}
+
+long corpus_count(struct lb_corpus *c)
+{
+	sqlite3_stmt *s = prep(c, S_COUNT, NULL);
+	long n = -1;
+
+	if (s != NULL && sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	if (s != NULL)
+		sqlite3_reset(s);
+	return n;
+}
+
+int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
+		     int64_t *cutoff, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_LAST_RUN, err);
+	int r;
+
+	*skip = 0;
+	*cutoff = now;
+	if (s == NULL)
+		return -1;
+	r = sqlite3_step(s);
+	if (r == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		int64_t started = sqlite3_column_int64(s, 1);
+		int finished = sqlite3_column_type(s, 2) != SQLITE_NULL;
+		sqlite3_reset(s);
+		if (started / 86400 == now / 86400 && started <= now) {
+			if (!finished) {
+				c->run_id = id;
+				*cutoff = started;
+				log_info("resuming the crawl started at %lld",
+					 (long long)started);
+				return 0;
+			}
+			if (!force) {
+				*skip = 1;
+				return 0;
+			}
+		}
+	} else {
+		sqlite3_reset(s);
+		if (r != SQLITE_DONE)
+			return db_error(c, err, "cannot read the runs");
+	}
+	if ((s = prep(c, S_NEW_RUN, err)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, now);
+	sqlite3_bind_int(s, 2, force);
+	if (step_done(c, s, err, "cannot record the run") < 0)
+		return -1;
+	c->run_id = sqlite3_last_insert_rowid(c->db);
+	return 0;
+}
+
+int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_END_RUN, err);
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, c->run_id);
+	sqlite3_bind_int64(s, 2, now);
+	return step_done(c, s, err, "cannot record the end of the run");
+}

@@ -1,0 +1,1385 @@
+/*
+ * crawl.c - stage 1: URL sources -> robots.txt -> pages -> corpus.
+ *
+ * Design notes.
+ *
+ * Phases. (1) Sources: every configured source is fetched (through the same
+ * polite fetcher as pages); sitemap indexes lead to their sub-sitemaps
+ * (filtered by the source's pattern), robots.txt sources to their Sitemap:
+ * lines, HTML sitemaps to their links. Each URL found is normalised and kept
+ * once if it matches at least one set (the first URL of a redirect chain
+ * must). (2) Pages: the URLs are ordered new first, then least recently
+ * fetched; those already tried in this run (resume after kill -9) are
+ * skipped, those whose sitemap <lastmod> did not change are kept without a
+ * fetch, the rest are fetched (conditional GET when the page is live). A
+ * page waits for its host's robots.txt, which is fetched once per run.
+ * (3) Gone: if every source was read, URLs in the corpus that no source
+ * lists any more are deleted; then the run is marked finished.
+ *
+ * Outcome of a page: 200 + HTML + not noindex (meta or X-Robots-Tag) + first
+ * and last URL of its redirect chain in a common set = indexed under its
+ * canonical URL; 304 or an unchanged lastmod = kept; 3xx = next hop (every
+ * hop checked against robots.txt and the address guard; bounded; loops
+ * detected); 4xx, noindex, out of the sets, refused, too big, not HTML =
+ * excluded (tombstone, removed if it was live); 5xx, 429 after retries,
+ * network errors, robots.txt unreachable = failed (the previous version
+ * stays, retried next run). Each outcome is committed at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "linkbot/buf.h"
+#include "linkbot/crawl.h"
+#include "linkbot/extract.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/log.h"
+#include "linkbot/progress.h"
+#include "linkbot/robots.h"
+#include "linkbot/urlpattern.h"
+#include "crawl_int.h"
+
+#define DEFAULT_PPM 60
+#define DEFAULT_MAX_BODY (10L << 20)
+#define DEFAULT_TIMEOUT 30
+#define DEFAULT_REDIRECTS 5
+#define MAX_SITEMAPS 1000
+#define MAX_SITEMAP_DEPTH 3
+#define URLS_FILE_MAX ((size_t)64 << 20)
+/* an unchanged sitemap lastmod is trusted for this long, then revalidated */
+#define LASTMOD_TRUST (7 * 86400)
+/* URLs kept from the sources per run (memory bound against huge sitemaps) */
+#define MAX_CANDIDATES 2000000
+
+enum job_kind { J_ROBOTS, J_SRC_ROBOTS, J_SRC_SITEMAP, J_SRC_HTML, J_PAGE };
+
+struct job {
+	enum job_kind kind;
+	char *first;			/* the URL as listed */
+	char *lastmod;			/* the sitemap's, pages only */
+	struct lb_strlist chain;	/* every hop so far */
+	int hops;
+	size_t host;			/* J_ROBOTS: index in c->hosts */
+	const struct lb_urlset *filter;	/* sitemap index pattern */
+	int depth;			/* sitemap nesting */
+	int was_live;
+	char *cond_url;			/* the hop that gets If-None-Match */
+	char *etag, *last_modified;
+};
+
+enum robots_state { R_UNKNOWN, R_PENDING, R_READY, R_UNREACHABLE, R_REFUSED };
+
+struct hostinfo {
+	char *origin;
+	enum robots_state state;
+	struct lb_robots *robots;	/* NULL when READY: allow all */
+	struct fetch_req **parked;
+	size_t n_parked, alloc_parked;
+};
+
+struct cand {
+	char *url;
+	char *lastmod;
+};
+
+struct crawl {
+	const struct lb_config *cfg;
+	const struct lb_client *cl;
+	struct lb_corpus *corpus;
+	const struct lb_crawl_opts *opts;
+	struct lb_crawl_stats *st;
+	struct lb_urlset **sets;
+	struct lb_urlset **filters;	/* per source, may be NULL */
+	struct fetcher *f;
+	struct hostinfo *hosts;
+	size_t n_hosts, alloc_hosts;
+	/* candidate URLs: an array in discovery order and a hash index */
+	struct cand *cand;
+	size_t n_cand, alloc_cand;
+	size_t *slots;			/* index + 1, 0 = empty */
+	size_t n_slots;
+	int sources_ok;
+	long sitemaps;
+	struct lb_strlist sitemap_urls;	/* read once per run */
+	int cand_full;
+	long queued_pages;
+	long done_pages;
+	struct lb_progress prog;
+	int prog_on;
+	int64_t now, cutoff;
+	int max_redirects;
+	struct lb_error *err;
+};
+
+static char ua_buf[1200];
+
+const char *crawl_user_agent(const struct lb_config *cfg)
+{
+	const char *info = cfg ? cfg->crawl.bot_info_url : NULL;
+
+	if (info != NULL && *info != '\0')
+		snprintf(ua_buf, sizeof(ua_buf), "LinkBot/1.0 (+%s)", info);
+	else
+		snprintf(ua_buf, sizeof(ua_buf), "LinkBot/1.0");
+	return ua_buf;
+}
+
+static void fetcher_defaults(const struct lb_config *cfg, int no_rate,
+			     struct fetcher_opts *o)
+{
+	int ppm = cfg->crawl.pages_per_minute;
+
+	if (ppm <= 0)
+		ppm = DEFAULT_PPM;
+	if (ppm < 60 || ppm > 240) {
+		log_warnx("pages_per_minute %d is outside 60..240; using %d",
+			  ppm, ppm < 60 ? 60 : 240);
+		ppm = ppm < 60 ? 60 : 240;
+	}
+	memset(o, 0, sizeof(*o));
+	o->user_agent = crawl_user_agent(cfg);
+	o->interval = no_rate ? 0 : 60.0 / ppm;
+	o->per_host = no_rate ? 16 : 8;
+	o->timeout = cfg->crawl.timeout_seconds > 0 ?
+			     cfg->crawl.timeout_seconds : DEFAULT_TIMEOUT;
+	o->connect_timeout = o->timeout < 10 ? o->timeout : 10;
+	o->max_body = cfg->crawl.max_body_bytes > 0 ?
+			      (size_t)cfg->crawl.max_body_bytes :
+			      (size_t)DEFAULT_MAX_BODY;
+	o->allow_private = cfg->crawl.allow_private;
+	o->max_retries = 2;
+	o->max_retry_after = 120;
+}
+
+/* ---- jobs ---- */
+
+static void job_free(struct job *j)
+{
+	if (j == NULL)
+		return;
+	free(j->first);
+	free(j->lastmod);
+	lb_strlist_release(&j->chain);
+	free(j->cond_url);
+	free(j->etag);
+	free(j->last_modified);
+	free(j);
+}
+
+static void job_free_v(void *j)
+{
+	job_free(j);
+}
+
+static void req_drop(struct fetch_req *r)
+{
+	job_free(r->udata);
+	fetch_req_free(r);
+}
+
+static struct fetch_req *job_req(enum job_kind kind, const char *url,
+				 struct lb_error *err)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	struct fetch_req *r;
+
+	if (j == NULL || (j->first = strdup(url)) == NULL ||
+	    (r = fetch_req_new(url, j)) == NULL) {
+		job_free(j);
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		return NULL;
+	}
+	j->kind = kind;
+	if (lb_strlist_add(&j->chain, url, err) < 0) {
+		req_drop(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* ---- candidates ---- */
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static long cand_find(const struct crawl *c, const char *url)
+{
+	size_t i;
+
+	if (c->n_slots == 0)
+		return -1;
+	for (i = hash_str(url) & (c->n_slots - 1); c->slots[i] != 0;
+	     i = (i + 1) & (c->n_slots - 1))
+		if (strcmp(c->cand[c->slots[i] - 1].url, url) == 0)
+			return (long)(c->slots[i] - 1);
+	return -1;
+}
+
+static int cand_rehash(struct crawl *c)
+{
+	size_t n = c->n_slots ? c->n_slots * 2 : 1024, i, k;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -1;
+	for (k = 0; k < c->n_cand; k++) {
+		for (i = hash_str(c->cand[k].url) & (n - 1); slots[i] != 0;
+		     i = (i + 1) & (n - 1))
+			;
+		slots[i] = k + 1;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->n_slots = n;
+	return 0;
+}
+
+/* Sets of the client that both URLs belong to, as "a,b"; "" for none. */
+static int sets_of(const struct crawl *c, const char *first,
+		   const char *last, struct lb_buf *b)
+{
+	size_t i;
+
+	lb_buf_reset(b);
+	if (lb_buf_adds(b, "", c->err) < 0)
+		return -1;
+	for (i = 0; i < c->cl->n_sets; i++) {
+		if (!urlset_match(c->sets[i], first) ||
+		    !urlset_match(c->sets[i], last))
+			continue;
+		if (b->len > 0 && lb_buf_addc(b, ',', c->err) < 0)
+			return -1;
+		if (lb_buf_adds(b, c->cl->sets[i].name, c->err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int in_some_set(const struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->cl->n_sets; i++)
+		if (urlset_match(c->sets[i], url))
+			return 1;
+	return 0;
+}
+
+/* A URL from a source: normalised, kept once if some set wants it. */
+static int cand_add(struct crawl *c, const char *raw, const char *base,
+		    const char *lastmod)
+{
+	char *url = NULL;
+	struct cand *k;
+
+	if (url_normalize(raw, base, &url) < 0) {
+		log_debug("ignoring URL '%s': not an http(s) URL", raw);
+		return 0;
+	}
+	if (cand_find(c, url) >= 0) {
+		free(url);
+		return 0;
+	}
+	c->st->urls_seen++;
+	if (!in_some_set(c, url)) {
+		log_debug("%s: in no set", url);
+		c->st->excluded++;
+		free(url);
+		return 0;
+	}
+	if (c->n_cand >= MAX_CANDIDATES) {
+		if (!c->cand_full++)
+			log_warnx("more than %d URLs in the sets: the others are "
+				  "ignored this run", MAX_CANDIDATES);
+		c->sources_ok = 0;	/* the list is incomplete: remove nothing */
+		free(url);
+		return 0;
+	}
+	if (c->n_cand == c->alloc_cand) {
+		size_t na = c->alloc_cand ? c->alloc_cand * 2 : 1024;
+		struct cand *nc = realloc(c->cand, na * sizeof(*nc));
+		if (nc == NULL)
+			goto nomem;
+		c->cand = nc;
+		c->alloc_cand = na;
+	}
+	if ((c->n_cand + 1) * 2 > c->n_slots && cand_rehash(c) < 0)
+		goto nomem;
+	k = &c->cand[c->n_cand];
+	k->url = url;
+	k->lastmod = lastmod ? strdup(lastmod) : NULL;
+	c->n_cand++;
+	{
+		size_t i;
+		for (i = hash_str(url) & (c->n_slots - 1); c->slots[i] != 0;
+		     i = (i + 1) & (c->n_slots - 1))
+			;
+		c->slots[i] = c->n_cand;
+	}
+	return 0;
+nomem:
+	free(url);
+	return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+}
+
+/* ---- robots per host ---- */
+
+static struct hostinfo *host_of(struct crawl *c, const char *url,
+				size_t *index)
+{
+	char *origin = url_origin(url);
+	size_t i;
+
+	if (origin == NULL) {
+		lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < c->n_hosts; i++)
+		if (strcmp(c->hosts[i].origin, origin) == 0) {
+			free(origin);
+			*index = i;
+			return &c->hosts[i];
+		}
+	if (c->n_hosts == c->alloc_hosts) {
+		size_t na = c->alloc_hosts ? c->alloc_hosts * 2 : 8;
+		struct hostinfo *nh = realloc(c->hosts, na * sizeof(*nh));
+		if (nh == NULL) {
+			free(origin);
+			lb_error_set(c->err, LB_ENOMEM, "out of memory");
+			return NULL;
+		}
+		c->hosts = nh;
+		c->alloc_hosts = na;
+	}
+	memset(&c->hosts[c->n_hosts], 0, sizeof(c->hosts[0]));
+	c->hosts[c->n_hosts].origin = origin;
+	*index = c->n_hosts;
+	return &c->hosts[c->n_hosts++];
+}
+
+static void page_counted(struct crawl *c)
+{
+	c->done_pages++;
+	if (c->prog_on)
+		progress_add(&c->prog, 1);
+}
+
+static int page_exclude(struct crawl *c, struct job *j, int status,
+			const char *url, const char *why)
+{
+	log_info("%s: excluded: %s", url, why);
+	c->st->excluded++;
+	if (j->was_live)
+		c->st->removed++;
+	page_counted(c);
+	return corpus_exclude(c->corpus, j->first, status, c->now, c->err);
+}
+
+static int page_failed(struct crawl *c, struct job *j, int status,
+		       const char *url, const char *why)
+{
+	log_warnx("cannot fetch '%s': %s (previous version kept)", url, why);
+	c->st->failed++;
+	page_counted(c);
+	return corpus_failed(c->corpus, j->first, status, c->now, c->err);
+}
+
+/* Queues a page hop after its host's robots.txt; req is consumed. */
+static int queue_page(struct crawl *c, struct fetch_req *req, int front)
+{
+	struct job *j = req->udata;
+	struct hostinfo *h;
+	size_t hi;
+	int rc = 0;
+
+	if ((h = host_of(c, req->url, &hi)) == NULL) {
+		req_drop(req);
+		return -1;
+	}
+	switch (h->state) {
+	case R_UNKNOWN: {
+		struct fetch_req *rr;
+		char *ru = malloc(strlen(h->origin) + 12);
+		if (ru == NULL) {
+			req_drop(req);
+			return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		}
+		sprintf(ru, "%s/robots.txt", h->origin);
+		rr = job_req(J_ROBOTS, ru, c->err);
+		free(ru);
+		if (rr == NULL) {
+			req_drop(req);
+			return -1;
+		}
+		((struct job *)rr->udata)->host = hi;
+		rr->cap = LB_ROBOTS_MAX_BYTES;
+		h->state = R_PENDING;
+		if (fetcher_add(c->f, rr, 1, c->err) < 0) {
+			req_drop(req);
+			return -1;
+		}
+	}
+		/* fall through */
+	case R_PENDING:
+		if (h->n_parked == h->alloc_parked) {
+			size_t na = h->alloc_parked ? h->alloc_parked * 2 : 64;
+			struct fetch_req **np = realloc(h->parked,
+							na * sizeof(*np));
+			if (np == NULL) {
+				req_drop(req);
+				return lb_error_set(c->err, LB_ENOMEM,
+						    "out of memory");
+			}
+			h->parked = np;
+			h->alloc_parked = na;
+		}
+		h->parked[h->n_parked++] = req;
+		return 0;
+	case R_READY:
+		if (h->robots != NULL &&
+		    !robots_allowed(h->robots, url_path_query(req->url))) {
+			rc = page_exclude(c, j, 0, req->url,
+					  "disallowed by robots.txt");
+			req_drop(req);
+			return rc;
+		}
+		return fetcher_add(c->f, req, front, c->err);
+	case R_UNREACHABLE:
+		rc = page_failed(c, j, 0, req->url,
+				 "robots.txt unreachable (host skipped)");
+		req_drop(req);
+		return rc;
+	case R_REFUSED:
+		rc = page_exclude(c, j, 0, req->url,
+				  "host refused (private address)");
+		req_drop(req);
+		return rc;
+	}
+	return 0;
+}
+
+static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
+		       struct fetch_res *res)
+{
+	struct hostinfo *h = &c->hosts[j->host];
+	struct fetch_req **parked;
+	size_t i, n;
+
+	if (res->error == FE_OK && res->status >= 300 && res->status < 400 &&
+	    res->redirect != NULL && j->hops < 5) {
+		char *next = NULL;
+		if (url_normalize(res->redirect, req->url, &next) == 0) {
+			free(req->url);
+			req->url = next;
+			j->hops++;
+			return fetcher_add(c->f, req, 1, c->err);
+		}
+	}
+	if (res->error == FE_OK && res->status >= 200 && res->status < 300) {
+		if (robots_parse(res->body.data ? res->body.data : "",
+				 res->body.len, "LinkBot", &h->robots,
+				 c->err) < 0) {
+			req_drop(req);
+			return -1;
+		}
+		h->state = R_READY;
+	} else if (res->error == FE_OK && res->status >= 400 &&
+		   res->status < 500 && res->status != 429) {
+		h->state = R_READY;	/* RFC 9309 2.3.1.3: allow all */
+	} else if (res->error == FE_TOOBIG && res->body.len > 0) {
+		/* beyond 500 KiB: parse what arrived (RFC 9309 2.5) */
+		if (robots_parse(res->body.data, res->body.len, "LinkBot",
+				 &h->robots, c->err) < 0) {
+			req_drop(req);
+			return -1;
+		}
+		h->state = R_READY;
+	} else if (res->error == FE_REFUSED) {
+		h->state = R_REFUSED;
+	} else {
+		log_warnx("cannot fetch '%s': %s; not crawling %s this run",
+			  req->url, res->error == FE_OK ? "server error" :
+			  res->msg, h->origin);
+		h->state = R_UNREACHABLE;	/* RFC 9309 2.3.1.4 */
+	}
+	req_drop(req);
+	parked = h->parked;
+	n = h->n_parked;
+	h->parked = NULL;
+	h->n_parked = h->alloc_parked = 0;
+	for (i = 0; i < n; i++) {
+		if (queue_page(c, parked[i], 0) < 0) {
+			for (i++; i < n; i++)
+				req_drop(parked[i]);
+			free(parked);
+			return -1;
+		}
+	}
+	free(parked);
+	return 0;
+}
+
+/* ---- sources ---- */
+
+struct src_ctx {
+	struct crawl *c;
+	struct job *j;
+	const char *base;
+};
+
+/* 1 if url was already queued as a sitemap; else remembers it. */
+static int sitemap_seen(struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->sitemap_urls.n; i++)
+		if (strcmp(c->sitemap_urls.v[i], url) == 0)
+			return 1;
+	lb_strlist_add(&c->sitemap_urls, url, NULL);
+	return 0;
+}
+
+static int add_sitemap(struct crawl *c, const char *raw, const char *base,
+		       const struct lb_urlset *filter, int depth)
+{
+	struct fetch_req *r;
+	struct job *j;
+	char *url;
+
+	if (url_normalize(raw, base, &url) < 0) {
+		log_warnx("ignoring sitemap '%s': not an http(s) URL", raw);
+		return 0;
+	}
+	if (filter != NULL && !urlset_match(filter, url)) {
+		log_debug("%s: sub-sitemap left out by the pattern", url);
+		free(url);
+		return 0;
+	}
+	if (sitemap_seen(c, url)) {
+		/* listed twice (an index and robots.txt, say): the first
+		 * listing, with its pattern, decides */
+		free(url);
+		return 0;
+	}
+	if (c->sitemaps >= MAX_SITEMAPS || depth > MAX_SITEMAP_DEPTH) {
+		log_warnx("ignoring sitemap '%s': more than %d sitemaps or "
+			  "nested deeper than %d", url, MAX_SITEMAPS,
+			  MAX_SITEMAP_DEPTH);
+		free(url);
+		return 0;
+	}
+	c->sitemaps++;
+	r = job_req(J_SRC_SITEMAP, url, c->err);
+	free(url);
+	if (r == NULL)
+		return -1;
+	j = r->udata;
+	j->filter = filter;
+	j->depth = depth;
+	r->cap = LB_SITEMAP_MAX_BYTES;
+	return fetcher_add(c->f, r, 0, c->err);
+}
+
+static int on_sitemap_entry(void *arg, int is_index, const char *loc,
+			    const char *lastmod)
+{
+	struct src_ctx *s = arg;
+
+	if (is_index)
+		return add_sitemap(s->c, loc, s->base, s->j->filter,
+				   s->j->depth + 1);
+	return cand_add(s->c, loc, s->base, lastmod);
+}
+
+static int on_html_link(void *arg, int is_index, const char *href,
+			const char *lastmod)
+{
+	struct lb_strlist *links = arg;
+
+	(void)is_index;
+	(void)lastmod;
+	if (strncasecmp(href, "javascript:", 11) == 0 ||
+	    strncasecmp(href, "mailto:", 7) == 0 || href[0] == '#')
+		return 0;
+	return lb_strlist_add(links, href, NULL);
+}
+
+/* An HTML sitemap: its links, resolved against <base href> if any. */
+static int read_html_sitemap(struct crawl *c, const char *url,
+			     const struct fetch_res *res)
+{
+	struct lb_strlist links = { 0 };
+	struct lb_error perr;
+	char *base = NULL, *abs = NULL;
+	size_t i;
+	int rc = 0;
+
+	lb_error_init(&perr);
+	if (sitemap_parse_html(res->body.data, res->body.len, on_html_link,
+			       &links, &base, &perr) < 0) {
+		log_warnx("cannot parse HTML sitemap '%s': %s", url,
+			  perr.msg);
+		c->sources_ok = 0;
+		goto out;
+	}
+	if (base != NULL && url_normalize(base, url, &abs) < 0)
+		abs = NULL;
+	for (i = 0; i < links.n && rc == 0; i++)
+		rc = cand_add(c, links.v[i], abs ? abs : url, NULL);
+out:
+	free(base);
+	free(abs);
+	lb_strlist_release(&links);
+	return rc;
+}
+
+static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
+		       struct fetch_res *res)
+{
+	struct lb_error perr;
+	struct src_ctx s = { c, j, req->url };
+	int rc = 0;
+
+	if (res->error == FE_OK && res->status >= 300 && res->status < 400 &&
+	    res->redirect != NULL && j->hops < c->max_redirects) {
+		char *next = NULL;
+		if (url_normalize(res->redirect, req->url, &next) == 0) {
+			free(req->url);
+			req->url = next;
+			j->hops++;
+			return fetcher_add(c->f, req, 1, c->err);
+		}
+	}
+	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
+	    res->status >= 400 && res->status < 500 && res->status != 429) {
+		/* no robots.txt (RFC 9309: no rules): no sitemaps from it */
+		log_info("source '%s' answered %d: no sitemaps listed",
+			  j->first, res->status);
+		req_drop(req);
+		return 0;
+	}
+	if (res->error != FE_OK || res->status != 200) {
+		log_warnx("cannot read source '%s': %s", j->first,
+			  res->error != FE_OK ? res->msg : "HTTP status");
+		if (res->error == FE_OK)
+			log_warnx("source '%s' answered %d", j->first,
+				  res->status);
+		c->sources_ok = 0;
+		req_drop(req);
+		return 0;
+	}
+	lb_error_init(&perr);
+	switch (j->kind) {
+	case J_SRC_ROBOTS: {
+		struct lb_robots *rb = NULL;
+		size_t i, hi;
+		struct hostinfo *h;
+		if (robots_parse(res->body.data, res->body.len, "LinkBot", &rb,
+				 c->err) < 0) {
+			rc = -1;
+			break;
+		}
+		for (i = 0; i < robots_sitemaps(rb)->n && rc == 0; i++)
+			rc = add_sitemap(c, robots_sitemaps(rb)->v[i], req->url,
+					 NULL, 0);
+		/* the host's robots.txt itself: no need to fetch it again */
+		if (strcmp(url_path_query(req->url), "/robots.txt") == 0 &&
+		    (h = host_of(c, req->url, &hi)) != NULL &&
+		    h->state == R_UNKNOWN) {
+			h->robots = rb;
+			h->state = R_READY;
+			rb = NULL;
+		}
+		robots_free(rb);
+		break;
+	}
+	case J_SRC_SITEMAP:
+		if (sitemap_parse_xml(res->body.data, res->body.len,
+				      on_sitemap_entry, &s, &perr) < 0) {
+			if (c->err->code != LB_EOK) {
+				rc = -1;
+				break;
+			}
+			log_warnx("cannot parse sitemap '%s': %s", req->url,
+				  perr.msg);
+			c->sources_ok = 0;
+		}
+		break;
+	case J_SRC_HTML:
+		rc = read_html_sitemap(c, req->url, res);
+		break;
+	default:
+		break;
+	}
+	req_drop(req);
+	return rc;
+}
+
+/* ---- pages ---- */
+
+static char *charset_of(const char *ct)
+{
+	const char *p;
+	size_t n;
+
+	if (ct == NULL)
+		return NULL;
+	for (p = ct; *p != '\0'; p++)
+		if (strncasecmp(p, "charset=", 8) == 0)
+			break;
+	if (*p == '\0')
+		return NULL;
+	p += 8;
+	if (*p == '"')
+		p++;
+	n = strcspn(p, "\"; \t");
+	return n ? strndup(p, n) : NULL;
+}
+
+static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
+		   struct fetch_res *res)
+{
+	struct lb_doc doc;
+	struct lb_error xerr;
+	struct lb_buf sets;
+	struct lb_fetch_meta meta;
+	char *charset = charset_of(res->content_type), *canon = NULL;
+	int rc = -1;
+
+	lb_doc_init(&doc);
+	lb_error_init(&xerr);
+	lb_buf_init(&sets, 1 << 16);
+	if (sets_of(c, j->first, req->url, &sets) < 0)
+		goto out;
+	if (sets.len == 0) {
+		rc = page_exclude(c, j, res->status, req->url,
+				  "redirected out of the sets' patterns");
+		goto out;
+	}
+	if (xrobots_noindex(&res->xrobots)) {
+		rc = page_exclude(c, j, res->status, req->url,
+				  "noindex (X-Robots-Tag)");
+		goto out;
+	}
+	if (extract_html(res->body.data ? res->body.data : "", res->body.len,
+			 req->url, charset, &doc, &xerr) < 0) {
+		if (xerr.code == LB_ENOMEM) {
+			lb_error_set(c->err, xerr.code, "%s", xerr.msg);
+			goto out;
+		}
+		rc = page_exclude(c, j, res->status, req->url, xerr.msg);
+		goto out;
+	}
+	if (doc.noindex) {
+		rc = page_exclude(c, j, res->status, req->url,
+				  "noindex (robots meta tag)");
+		goto out;
+	}
+	if (url_normalize(doc.url ? doc.url : req->url, req->url, &canon) < 0 &&
+	    (canon = strdup(req->url)) == NULL) {
+		lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	free(doc.url);
+	doc.url = canon;
+	memset(&meta, 0, sizeof(meta));
+	meta.url = j->first;
+	meta.final_url = req->url;
+	meta.status = res->status;
+	meta.etag = res->etag;
+	meta.last_modified = res->last_modified;
+	meta.lastmod = j->lastmod;
+	meta.fetched_at = c->now;
+	if (corpus_put(c->corpus, &meta, &doc, sets.data, c->err) < 0)
+		goto out;
+	if (strcmp(canon, req->url) != 0)
+		log_debug("%s: indexed as %s", j->first, canon);
+	c->st->indexed++;
+	page_counted(c);
+	rc = 0;
+out:
+	free(charset);
+	lb_buf_release(&sets);
+	lb_doc_release(&doc);
+	return rc;
+}
+
+static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
+		     struct fetch_res *res)
+{
+	int rc = 0;
+
+	if ((res->error == FE_OK || res->error == FE_TOOBIG ||
+	     res->error == FE_TYPE) &&
+	    !(res->status >= 300 && res->status < 400 && res->status != 304))
+		c->st->fetched++;	/* pages, not redirect hops */
+	switch (res->error) {
+	case FE_REFUSED:
+		rc = page_exclude(c, j, 0, req->url, res->msg);
+		goto drop;
+	case FE_TOOBIG:
+	case FE_TYPE:
+		rc = page_exclude(c, j, res->status, req->url, res->msg);
+		goto drop;
+	case FE_NETWORK:
+		rc = page_failed(c, j, 0, req->url, res->msg);
+		goto drop;
+	case FE_OK:
+		break;
+	}
+	if (res->status >= 300 && res->status < 400 && res->status != 304) {
+		char *next = NULL;
+		size_t i;
+		if (res->redirect == NULL ||
+		    url_normalize(res->redirect, req->url, &next) < 0) {
+			rc = page_exclude(c, j, res->status, req->url,
+					  "redirect without a usable Location");
+			goto drop;
+		}
+		for (i = 0; i < j->chain.n; i++)
+			if (strcmp(j->chain.v[i], next) == 0)
+				break;
+		if (i < j->chain.n) {
+			free(next);
+			rc = page_exclude(c, j, res->status, req->url,
+					  "redirect loop");
+			goto drop;
+		}
+		if (++j->hops > c->max_redirects) {
+			free(next);
+			rc = page_exclude(c, j, res->status, req->url,
+					  "too many redirects");
+			goto drop;
+		}
+		if (lb_strlist_add(&j->chain, next, c->err) < 0) {
+			free(next);
+			goto drop_err;
+		}
+		free(req->url);
+		req->url = next;
+		free(req->if_none_match);
+		free(req->if_modified_since);
+		req->if_none_match = req->if_modified_since = NULL;
+		if (j->cond_url != NULL && strcmp(j->cond_url, next) == 0) {
+			req->if_none_match = j->etag ? strdup(j->etag) : NULL;
+			req->if_modified_since = j->last_modified ?
+					strdup(j->last_modified) : NULL;
+		}
+		return queue_page(c, req, 1);
+	}
+	if (res->status == 304) {
+		struct lb_buf sets;
+		lb_buf_init(&sets, 1 << 16);
+		if (sets_of(c, j->first, req->url, &sets) < 0) {
+			lb_buf_release(&sets);
+			goto drop_err;
+		}
+		if (sets.len == 0) {
+			lb_buf_release(&sets);
+			rc = page_exclude(c, j, 304, req->url,
+					  "out of the sets' patterns");
+			goto drop;
+		}
+		rc = corpus_touch(c->corpus, j->first, sets.data, j->lastmod,
+				  c->now, c->err);
+		lb_buf_release(&sets);
+		c->st->not_modified++;
+		page_counted(c);
+		goto drop;
+	}
+	if (res->status == 200) {
+		rc = page_ok(c, j, req, res);
+		goto drop;
+	}
+	if (res->status >= 500 || res->status == 429) {
+		char why[64];
+		snprintf(why, sizeof(why), "HTTP %d", res->status);
+		rc = page_failed(c, j, res->status, req->url, why);
+		goto drop;
+	}
+	{
+		char why[64];
+		snprintf(why, sizeof(why), "HTTP %d", res->status);
+		rc = page_exclude(c, j, res->status, req->url, why);
+	}
+drop:
+	req_drop(req);
+	return rc;
+drop_err:
+	req_drop(req);
+	return -1;
+}
+
+static int on_done(void *arg, struct fetch_req *req, struct fetch_res *res)
+{
+	struct crawl *c = arg;
+	struct job *j = req->udata;
+
+	switch (j->kind) {
+	case J_ROBOTS:
+		return robots_done(c, j, req, res);
+	case J_SRC_ROBOTS:
+	case J_SRC_SITEMAP:
+	case J_SRC_HTML:
+		return source_done(c, j, req, res);
+	case J_PAGE:
+		return page_done(c, j, req, res);
+	}
+	req_drop(req);
+	return 0;
+}
+
+/* ---- the run ---- */
+
+static int read_sources(struct crawl *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->cl->n_sources; i++) {
+		const struct lb_url_source *s = &c->cl->sources[i];
+		struct fetch_req *r;
+		char *url;
+
+		if (url_normalize(s->url, NULL, &url) < 0) {
+			log_warnx("ignoring source '%s': not an http(s) URL",
+				  s->url);
+			c->sources_ok = 0;
+			continue;
+		}
+		switch (s->kind) {
+		case LB_SOURCE_SITEMAP_INDEX:
+		case LB_SOURCE_SITEMAP:
+			if (sitemap_seen(c, url)) {
+				free(url);
+				continue;
+			}
+			c->sitemaps++;
+			r = job_req(J_SRC_SITEMAP, url, c->err);
+			if (r != NULL) {
+				((struct job *)r->udata)->filter =
+					c->filters[i];
+				r->cap = LB_SITEMAP_MAX_BYTES;
+			}
+			break;
+		case LB_SOURCE_HTML_SITEMAP:
+			r = job_req(J_SRC_HTML, url, c->err);
+			break;
+		case LB_SOURCE_ROBOTS:
+		default:
+			r = job_req(J_SRC_ROBOTS, url, c->err);
+			if (r != NULL)
+				r->cap = LB_ROBOTS_MAX_BYTES;
+			break;
+		}
+		free(url);
+		if (r == NULL || fetcher_add(c->f, r, 0, c->err) < 0)
+			return -1;
+	}
+	return fetcher_run(c->f, on_done, c, c->err);
+}
+
+static int read_urls_file(struct crawl *c, const char *path)
+{
+	char *data = NULL, *p, *line;
+	size_t len;
+
+	if (lb_file_read(path, URLS_FILE_MAX, &data, &len, c->err) < 0)
+		return -1;
+	for (p = data; (line = strsep(&p, "\n")) != NULL;) {
+		size_t n = strlen(line);
+		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' ||
+				 line[n - 1] == '\t'))
+			line[--n] = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '\0' || *line == '#')
+			continue;
+		if (cand_add(c, line, NULL, NULL) < 0) {
+			free(data);
+			return -1;
+		}
+	}
+	free(data);
+	return 0;
+}
+
+struct order {
+	size_t i;
+	int known;
+	int64_t fetched_at;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->known != y->known)
+		return x->known - y->known;	/* new pages first */
+	if (x->fetched_at != y->fetched_at)
+		return x->fetched_at < y->fetched_at ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int crawl_pages(struct crawl *c)
+{
+	struct order *ord = NULL;
+	struct lb_buf sets;
+	long max = c->cfg->crawl.max_pages, n_fetch = 0;
+	size_t i;
+	int rc = -1;
+
+	lb_buf_init(&sets, 1 << 16);
+	if ((ord = calloc(c->n_cand ? c->n_cand : 1, sizeof(*ord))) == NULL) {
+		lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->n_cand; i++) {
+		struct lb_url_state st;
+		if (corpus_get_state(c->corpus, c->cand[i].url, &st, c->err) <
+		    0)
+			goto out;
+		ord[i].i = i;
+		ord[i].known = st.known && st.fetched_at > 0;
+		ord[i].fetched_at = st.fetched_at;
+		corpus_state_release(&st);
+	}
+	qsort(ord, c->n_cand, sizeof(*ord), order_cmp);
+	progress_start(&c->prog, "pages", 0, c->opts->progress);
+	c->prog_on = 1;
+	for (i = 0; i < c->n_cand; i++) {
+		const struct cand *k = &c->cand[ord[i].i];
+		struct lb_url_state st;
+		struct fetch_req *r;
+		struct job *j;
+
+		if (corpus_get_state(c->corpus, k->url, &st, c->err) < 0)
+			goto out;
+		if (st.known && st.tried_at >= c->cutoff) {
+			corpus_state_release(&st);
+			continue;	/* done earlier in this run */
+		}
+		if (st.live && k->lastmod != NULL && st.lastmod != NULL &&
+		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force &&
+		    c->now - st.fetched_at < LASTMOD_TRUST) {
+			/* unchanged per the sitemap: no fetch */
+			if (sets_of(c, k->url, st.final_url ? st.final_url :
+				    k->url, &sets) < 0 ||
+			    corpus_touch(c->corpus, k->url, sets.data, NULL,
+					 c->now, c->err) < 0) {
+				corpus_state_release(&st);
+				goto out;
+			}
+			if (sets.len == 0)
+				c->st->removed++;
+			c->st->not_modified++;
+			corpus_state_release(&st);
+			continue;
+		}
+		if (max > 0 && n_fetch >= max) {
+			corpus_state_release(&st);
+			log_warnx("%s: max_pages %ld reached; the other URLs "
+				  "wait for the next run", c->cl->id, max);
+			break;
+		}
+		if ((r = job_req(J_PAGE, k->url, c->err)) == NULL) {
+			corpus_state_release(&st);
+			goto out;
+		}
+		j = r->udata;
+		r->html_only = 1;
+		j->was_live = st.live;
+		if (k->lastmod && (j->lastmod = strdup(k->lastmod)) == NULL) {
+			corpus_state_release(&st);
+			req_drop(r);
+			lb_error_set(c->err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (st.live && !c->opts->force &&
+		    (st.etag != NULL || st.last_modified != NULL)) {
+			j->cond_url = st.final_url ? st.final_url :
+						     strdup(k->url);
+			j->etag = st.etag;
+			j->last_modified = st.last_modified;
+			st.final_url = st.etag = st.last_modified = NULL;
+			if (j->cond_url != NULL &&
+			    strcmp(j->cond_url, k->url) == 0) {
+				r->if_none_match = j->etag ?
+					strdup(j->etag) : NULL;
+				r->if_modified_since = j->last_modified ?
+					strdup(j->last_modified) : NULL;
+			}
+		}
+		corpus_state_release(&st);
+		n_fetch++;
+		c->queued_pages++;
+		if (queue_page(c, r, 0) < 0)
+			goto out;
+	}
+	log_info("%s: %ld URLs in the sets, %ld to fetch", c->cl->id,
+		 (long)c->n_cand, n_fetch);
+	progress_set_total(&c->prog, n_fetch);
+	if (fetcher_run(c->f, on_done, c, c->err) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (c->prog_on) {
+		progress_done(&c->prog);
+		c->prog_on = 0;
+	}
+	lb_buf_release(&sets);
+	free(ord);
+	return rc;
+}
+
+static int forget_gone(const char *url, int live, void *arg)
+{
+	struct crawl *c = arg;
+
+	if (cand_find(c, url) >= 0)
+		return 0;
+	if (live) {
+		log_info("%s: gone from the sources, removed", url);
+		c->st->removed++;
+	}
+	return corpus_forget(c->corpus, url, c->err);
+}
+
+static void crawl_release(struct crawl *c)
+{
+	size_t i, k;
+
+	fetcher_free(c->f);
+	for (i = 0; c->sets != NULL && i < c->cl->n_sets; i++)
+		urlset_free(c->sets[i]);
+	free(c->sets);
+	for (i = 0; c->filters != NULL && i < c->cl->n_sources; i++)
+		urlset_free(c->filters[i]);
+	free(c->filters);
+	for (i = 0; i < c->n_hosts; i++) {
+		free(c->hosts[i].origin);
+		robots_free(c->hosts[i].robots);
+		for (k = 0; k < c->hosts[i].n_parked; k++)
+			req_drop(c->hosts[i].parked[k]);
+		free(c->hosts[i].parked);
+	}
+	free(c->hosts);
+	for (i = 0; i < c->n_cand; i++) {
+		free(c->cand[i].url);
+		free(c->cand[i].lastmod);
+	}
+	free(c->cand);
+	free(c->slots);
+	lb_strlist_release(&c->sitemap_urls);
+}
+
+int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
+		 struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		 struct lb_crawl_stats *stats, struct lb_error *err)
+{
+	struct crawl c;
+	struct fetcher_opts fo;
+	int skip = 0, rc = -1;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	memset(stats, 0, sizeof(*stats));
+	c.cfg = cfg;
+	c.cl = client;
+	c.corpus = corpus;
+	c.opts = opts;
+	c.st = stats;
+	c.err = err;
+	c.sources_ok = 1;
+	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
+	c.max_redirects = cfg->crawl.max_redirects > 0 ?
+				  cfg->crawl.max_redirects : DEFAULT_REDIRECTS;
+	log_stage("crawl");
+	c.sets = calloc(client->n_sets ? client->n_sets : 1, sizeof(*c.sets));
+	c.filters = calloc(client->n_sources ? client->n_sources : 1,
+			   sizeof(*c.filters));
+	if (c.sets == NULL || c.filters == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < client->n_sets; i++)
+		if (urlset_compile(&client->sets[i].patterns, &c.sets[i],
+				   err) < 0)
+			goto out;
+	for (i = 0; i < client->n_sources; i++)
+		if (client->sources[i].pattern != NULL &&
+		    urlset_compile1(client->sources[i].pattern, &c.filters[i],
+				    err) < 0)
+			goto out;
+	fetcher_defaults(cfg, opts->no_rate_limit, &fo);
+	fo.udata_free = job_free_v;
+	if (fetcher_new(&fo, &c.f, err) < 0)
+		goto out;
+
+	if (opts->urls_file != NULL) {
+		/* side crawl: only these URLs, nothing removed for absence */
+		c.cutoff = opts->force ? INT64_MAX :
+					 c.now - c.now % 86400;
+		if (read_urls_file(&c, opts->urls_file) < 0 ||
+		    crawl_pages(&c) < 0)
+			goto out;
+		rc = 0;
+		goto out;
+	}
+	if (corpus_run_begin(corpus, c.now, opts->force, &skip, &c.cutoff,
+			     err) < 0)
+		goto out;
+	if (skip) {
+		log_info("%s: already crawled today (UTC); the corpus is "
+			 "reused (--force to crawl again)", client->id);
+		rc = 0;
+		goto out;
+	}
+	if (read_sources(&c) < 0)
+		goto out;
+	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
+		 "the sets", client->id, stats->urls_seen, c.sitemaps,
+		 c.n_cand);
+	if (crawl_pages(&c) < 0)
+		goto out;
+	if (c.sources_ok) {
+		if (corpus_foreach_url(corpus, forget_gone, &c, err) < 0)
+			goto out;
+	} else {
+		log_warnx("%s: a source could not be read; pages missing from "
+			  "the sources are kept this run", client->id);
+	}
+	if (corpus_run_end(corpus, opts->now ? (int64_t)opts->now :
+			   (int64_t)time(NULL), err) < 0)
+		goto out;
+	rc = 0;
+out:
+	crawl_release(&c);
+	return rc;
+}
+
+/* ---- one URL, for linkbot inspect ---- */
+
+struct one {
+	int status;
+	int xnoindex;
+	char *redirect;
+	struct lb_buf body;
+	char *content_type;
+	char msg[256];
+	enum fetch_error error;
+};
+
+static int one_done(void *arg, struct fetch_req *req, struct fetch_res *res)
+{
+	struct one *o = arg;
+
+	o->status = res->status;
+	o->error = res->error;
+	o->xnoindex = xrobots_noindex(&res->xrobots);
+	snprintf(o->msg, sizeof(o->msg), "%s", res->msg);
+	o->redirect = res->redirect ? strdup(res->redirect) : NULL;
+	o->content_type = res->content_type ? strdup(res->content_type) : NULL;
+	o->body = res->body;	/* take the buffer */
+	lb_buf_init(&res->body, 1);
+	fetch_req_free(req);
+	return 0;
+}
+
+int crawl_fetch_one(const struct lb_config *cfg, const char *url,
+		    struct lb_doc *doc, int *status, char **final_url,
+		    struct lb_error *err)
+{
+	struct fetcher_opts fo;
+	struct fetcher *f = NULL;
+	char *cur = NULL;
+	int hops, max_hops, rc = -1;
+	struct one o;
+
+	memset(&o, 0, sizeof(o));
+	*status = 0;
+	if (final_url != NULL)
+		*final_url = NULL;
+	fetcher_defaults(cfg, 1, &fo);
+	max_hops = cfg->crawl.max_redirects > 0 ? cfg->crawl.max_redirects :
+						  DEFAULT_REDIRECTS;
+	if (url_normalize(url, NULL, &cur) < 0)
+		return lb_error_set(err, LB_EINVALID, "'%s' is not an http(s) "
+				    "URL", url);
+	for (hops = 0;; hops++) {
+		struct fetch_req *r;
+		char *next = NULL;
+		if (fetcher_new(&fo, &f, err) < 0)
+			goto out;
+		if ((r = fetch_req_new(cur, NULL)) == NULL) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		r->html_only = 1;
+		free(o.redirect);
+		free(o.content_type);
+		lb_buf_release(&o.body);
+		memset(&o, 0, sizeof(o));
+		if (fetcher_add(f, r, 0, err) < 0 ||
+		    fetcher_run(f, one_done, &o, err) < 0)
+			goto out;
+		fetcher_free(f);
+		f = NULL;
+		*status = o.status;
+		if (o.error != FE_OK) {
+			lb_error_set(err, o.error == FE_NETWORK ? LB_ENETWORK :
+				     o.error == FE_TOOBIG ? LB_ETOOBIG :
+				     LB_EINVALID, "cannot fetch '%s': %s", cur,
+				     o.msg);
+			goto out;
+		}
+		if (o.status < 300 || o.status >= 400 || o.redirect == NULL)
+			break;
+		if (hops >= max_hops) {
+			lb_error_set(err, LB_EHTTP, "'%s': more than %d "
+				     "redirects", url, max_hops);
+			goto out;
+		}
+		if (url_normalize(o.redirect, cur, &next) < 0) {
+			lb_error_set(err, LB_EHTTP, "'%s': bad redirect to "
+				     "'%s'", cur, o.redirect);
+			goto out;
+		}
+		free(cur);
+		cur = next;
+	}
+	if (o.status != 200) {
+		lb_error_set(err, LB_EHTTP, "'%s' answered HTTP %d", cur,
+			     o.status);
+		goto out;
+	}
+	{
+		char *cs = charset_of(o.content_type);
+		int xrc = extract_html(o.body.data ? o.body.data : "",
+				       o.body.len, cur, cs, doc, err);
+		free(cs);
+		if (xrc < 0)
+			goto out;
+	}
+	if (o.xnoindex)
+		doc->noindex = 1;
+	if (final_url != NULL) {
+		*final_url = cur;
+		cur = NULL;
+	}
+	rc = 0;
+out:
+	fetcher_free(f);
+	free(cur);
+	free(o.redirect);
+	free(o.content_type);
+	lb_buf_release(&o.body);
+	return rc;
+}

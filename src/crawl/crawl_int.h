@@ -1,0 +1,174 @@
+/*
+ * crawl_int.h - the crawler's internal pieces, shared by the files of src/crawl/
+ * and by the crawl unit tests only.
+ *
+ *   url.c      normalise and resolve URLs (libcurl's URL API)
+ *   sitemap.c  XML sitemaps and indexes (libxml2 reader, no network, no
+ *              DTD), HTML sitemaps (libxml2's HTML parser), gunzip
+ *   xrobots.c  X-Robots-Tag values
+ *   fetch.c    the fetcher: curl multi, per-host rate, backoff, SSRF guard
+ *   crawl.c    sources -> robots -> pages -> corpus
+ */
+#ifndef LINKBOT_CRAWL_INT_H
+#define LINKBOT_CRAWL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linkbot/buf.h"
+#include "linkbot/doc.h"
+#include "linkbot/error.h"
+
+/* ---- url.c ---- */
+
+/*
+ * Resolves url against base (may be NULL) and normalises it: http(s) only,
+ * scheme and host lower case, default port dropped, dot segments removed,
+ * empty path "/", fragment dropped. *out is the caller's. -1 if unusable.
+ */
+int url_normalize(const char *url, const char *base, char **out);
+
+/* "scheme://host[:port]" of a normalised URL; caller frees; NULL on error. */
+char *url_origin(const char *url);
+
+/* The path and query of a normalised URL (points into url). */
+const char *url_path_query(const char *url);
+
+/* ---- xrobots.c ---- */
+
+/*
+ * 1 if the X-Robots-Tag header values (one per header line) forbid
+ * indexing: "noindex" or "none", alone or in comma lists, for every agent
+ * or for a named one ("linkbot: noindex", "googlebot: none"), any case.
+ */
+int xrobots_noindex(const struct lb_strlist *values);
+
+/* ---- sitemap.c ---- */
+
+#define LB_SITEMAP_MAX_BYTES ((size_t)64 << 20)	/* 50 MB + room, unzipped */
+
+/* is_index: loc names a sitemap (from a <sitemapindex>), else a page. */
+typedef int (*sitemap_fn)(void *arg, int is_index, const char *loc,
+			  const char *lastmod);
+
+/*
+ * Parses an XML <urlset> or <sitemapindex> (gzipped or not), calling fn per
+ * <loc>. A document with a DOCTYPE is refused (no entities, ever); nothing
+ * is loaded from the network. fn returning -1 stops with that error.
+ */
+int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
+		      struct lb_error *err);
+
+/* Calls fn(arg, 0, href, NULL) for every <a href> of an HTML page, as
+ * written (the caller resolves); *base_href gets <base href> if any. */
+int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
+		       void *arg, char **base_href, struct lb_error *err);
+
+/* gunzip with a cap (gzip bombs stop there); *out NUL-terminated. */
+int crawl_gunzip(const char *data, size_t len, size_t cap, char **out,
+		 size_t *out_len, struct lb_error *err);
+int crawl_is_gzip(const char *data, size_t len);
+
+/* ---- fetch.c ---- */
+
+enum fetch_error {
+	FE_OK = 0,	/* an HTTP response arrived (any status) */
+	FE_NETWORK,	/* DNS, connect, reset, timeout */
+	FE_REFUSED,	/* private address refused, or not http(s) */
+	FE_TOOBIG,	/* body or decompressed body over the cap */
+	FE_TYPE,	/* html_only and the 200 answer is not HTML */
+};
+
+struct fetch_req {
+	char *url;
+	void *udata;
+	int html_only;			/* only text/html, xhtml bodies */
+	size_t cap;			/* 0: the fetcher's default */
+	char *if_none_match;		/* may be NULL */
+	char *if_modified_since;	/* may be NULL */
+	/* fetcher's */
+	int tries;
+	struct fetch_req *next;
+};
+
+struct fetch_res {
+	enum fetch_error error;
+	int status;			/* 0 without a response */
+	char *redirect;			/* absolute Location of a 3xx */
+	struct lb_buf body;
+	char *content_type;
+	char *etag;
+	char *last_modified;
+	struct lb_strlist xrobots;	/* X-Robots-Tag values */
+	long retry_after;		/* seconds, -1 if absent */
+	double seconds;			/* total time */
+	int timed_out;			/* FE_NETWORK by a timeout */
+	char msg[256];			/* why, for errors */
+};
+
+struct fetcher_opts {
+	const char *user_agent;
+	double interval;		/* seconds between request starts per host; 0 = no limit */
+	int per_host;			/* requests in flight per host */
+	long timeout;			/* seconds, whole transfer */
+	long connect_timeout;
+	size_t max_body;		/* default cap on (decoded) bodies */
+	int allow_private;
+	int max_retries;		/* 429, 503, network errors */
+	double max_retry_after;		/* longer Retry-After: give up */
+	void (*udata_free)(void *);	/* frees a request's udata; may be NULL */
+};
+
+struct fetcher;
+
+/*
+ * done() receives each request once it is answered for good (after the
+ * fetcher's own retries of 429/503/network errors); it owns req and must
+ * either fetcher_add() it again (a redirect) or fetch_req_free() it. res is
+ * valid during the call only. Returning -1 stops fetcher_run().
+ */
+typedef int (*fetch_done_fn)(void *arg, struct fetch_req *req,
+			     struct fetch_res *res);
+
+int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
+		struct lb_error *err);
+void fetcher_free(struct fetcher *f);
+
+/* A request for url (copied). NULL without memory. */
+struct fetch_req *fetch_req_new(const char *url, void *udata);
+void fetch_req_free(struct fetch_req *r);
+
+/* Queues req (owned by the fetcher from now); front: before the others of
+ * its host (robots.txt, redirect hops). */
+int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
+		struct lb_error *err);
+
+/* Runs until every queued request is done. */
+int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
+		struct lb_error *err);
+
+/* Requests started so far, and 1 if addr (struct sockaddr) is private. */
+long fetcher_started(const struct fetcher *f);
+int fetch_addr_private(const void *sockaddr);
+
+/*
+ * The pace of one host: how much slower than the configured rate to go.
+ * Errors (5xx, network) x1.5, 429/503 x2, good answers x0.8 back towards 1;
+ * and when the moving average of response times (EWMA, 0.2) is above 1 s
+ * and three times the best seen, in proportion. Never more than x8.
+ */
+enum fetch_verdict { PACE_OK, PACE_SLOW_DOWN, PACE_ERROR };
+struct fetch_pace {
+	double factor_err;	/* from errors, >= 1 */
+	double ewma;		/* response time, seconds */
+	double best;		/* lowest EWMA seen (after 3 answers) */
+	long samples;
+};
+void fetch_pace_init(struct fetch_pace *p);
+void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
+		       double seconds);
+double fetch_pace_factor(const struct fetch_pace *p);
+
+/* Parses Retry-After (seconds or an HTTP date) relative to now; -1 bad. */
+long fetch_parse_retry_after(const char *v, int64_t now);
+
+#endif

@@ -1,0 +1,681 @@
+/*
+ * fetch.c - the fetcher: libcurl multi, politely.
+ *
+ * Design notes.
+ *
+ * Rate. Each host (origin: scheme, host, port) has a FIFO of requests and a
+ * time `next` before which no request to it may start. Starting one moves
+ * `next` one interval on (interval = 60 / pages_per_minute, times the
+ * backoff factor). A late start may catch up at most a twentieth of an
+ * interval, so the rate is held smoothly and never bursts: over any window
+ * of n intervals at most n+1 requests start. Several requests may be in
+ * flight per host (per_host), so a slow page does not delay the next start:
+ * the rate holds as long as latency < per_host * interval.
+ *
+ * Backoff. 429 and 503 are retried (max_retries) after Retry-After (seconds
+ * or a date; default 1 s, doubling), and the whole host waits that long and
+ * slows down (factor x2, at most x8). Other 5xx and network errors slow the
+ * host by x1.5; every other answer recovers by x0.8 towards 1. Latency is
+ * watched too: an EWMA of the transfer time three times above the best seen
+ * (and above 1 s) slows the host in proportion, and recovers as it falls.
+ *
+ * Safety. Redirects are never followed here (the caller checks every hop).
+ * Only http and https. The socket callback refuses private, loopback,
+ * link-local, multicast and reserved addresses after DNS resolution (every
+ * address curl tries, on every hop, so DNS rebinding and redirects to
+ * 127.0.0.1 are refused too) unless allow_private. Proxies from the
+ * environment are ignored: through one the address check would be void.
+ * Bodies are capped after content decoding (gzip bombs stop at the cap);
+ * a 200 answer that is not HTML is cut at its first byte when html_only.
+ */
+#define _XOPEN_SOURCE 700	/* strptime */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "linkbot/log.h"
+#include "crawl_int.h"
+
+struct host {
+	char *origin;
+	struct fetch_req *head, *tail;
+	int inflight;
+	double next;		/* monotonic seconds */
+	struct fetch_pace pace;
+};
+
+struct xfer {
+	CURL *easy;
+	struct curl_slist *headers;
+	struct fetch_req *req;
+	struct host *host;
+	struct fetch_res res;
+	int refused;
+	int wrong_type;
+	int too_big;
+	size_t cap;
+	struct fetcher *f;
+};
+
+struct fetcher {
+	struct fetcher_opts o;
+	CURLM *multi;
+	struct host **hosts;
+	size_t n_hosts, alloc_hosts;
+	long queued, inflight, started;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int fetch_addr_private(const void *sa)
+{
+	const struct sockaddr *s = sa;
+
+	if (s->sa_family == AF_INET) {
+		const struct sockaddr_in *in = sa;
+		uint32_t a = ntohl(in->sin_addr.s_addr);
+		return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
+		       (a >> 16) == 0xA9FE ||			/* 169.254/16 */
+		       (a >> 20) == 0xAC1 ||			/* 172.16/12 */
+		       (a >> 16) == 0xC0A8 ||			/* 192.168/16 */
+		       (a >> 22) == (100u << 2 | 1) ||		/* 100.64/10 */
+		       (a >> 8) == 0xC00000 ||			/* 192.0.0/24 */
+		       (a >> 17) == (198u << 7 | 9) ||		/* 198.18/15 */
+		       (a >> 28) >= 0xE;			/* multicast, 240/4 */
+	}
+	if (s->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = sa;
+		const uint8_t *b = in6->sin6_addr.s6_addr;
+		static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0,
+						    0, 0, 0, 0, 0xff, 0xff };
+		size_t i;
+		int zero = 1;
+		if (memcmp(b, mapped, 12) == 0) {
+			struct sockaddr_in v4;
+			memset(&v4, 0, sizeof(v4));
+			v4.sin_family = AF_INET;
+			memcpy(&v4.sin_addr, b + 12, 4);
+			return fetch_addr_private(&v4);
+		}
+		for (i = 0; i < 15; i++)
+			if (b[i] != 0)
+				zero = 0;
+		if (zero)	/* :: and ::1 */
+			return 1;
+		return (b[0] & 0xfe) == 0xfc ||			/* fc00::/7 */
+		       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||	/* fe80::/10 */
+		       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) ||	/* fec0::/10 */
+		       b[0] == 0xff ||					/* multicast */
+		       (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d &&
+			b[3] == 0xb8) ||				/* 2001:db8::/32 */
+		       (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff &&
+			b[3] == 0x9b);					/* 64:ff9b::/96 */
+	}
+	return 1;	/* unknown families: refuse */
+}
+
+static curl_socket_t open_socket(void *clientp, curlsocktype purpose,
+				 struct curl_sockaddr *a)
+{
+	struct xfer *x = clientp;
+
+	(void)purpose;
+	if (!x->f->o.allow_private && fetch_addr_private(&a->addr)) {
+		char ip[INET6_ADDRSTRLEN] = "?";
+		if (a->family == AF_INET)
+			inet_ntop(AF_INET,
+				  &((struct sockaddr_in *)&a->addr)->sin_addr,
+				  ip, sizeof(ip));
+		else if (a->family == AF_INET6)
+			inet_ntop(AF_INET6,
+				  &((struct sockaddr_in6 *)&a->addr)->sin6_addr,
+				  ip, sizeof(ip));
+		x->refused = 1;
+		snprintf(x->res.msg, sizeof(x->res.msg),
+			 "refused private address %s", ip);
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+long fetch_parse_retry_after(const char *v, int64_t now)
+{
+	char *end;
+	long s;
+	struct tm tm;
+
+	while (*v == ' ')
+		v++;
+	if (isdigit((unsigned char)*v)) {
+		s = strtol(v, &end, 10);
+		while (*end == ' ')
+			end++;
+		return *end == '\0' && s >= 0 ? s : -1;
+	}
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	if (end == NULL)
+		return -1;
+	s = (long)(timegm(&tm) - (time_t)now);
+	return s < 0 ? 0 : s;
+}
+
+static void res_release(struct fetch_res *r)
+{
+	free(r->redirect);
+	lb_buf_release(&r->body);
+	free(r->content_type);
+	free(r->etag);
+	free(r->last_modified);
+	lb_strlist_release(&r->xrobots);
+	memset(r, 0, sizeof(*r));
+}
+
+static char *header_value(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	const char *v, *e;
+
+	if (n <= k || strncasecmp(line, name, k) != 0 || line[k] != ':')
+		return NULL;
+	v = line + k + 1;
+	e = line + n;
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' ||
+			 e[-1] == '\t'))
+		e--;
+	return strndup(v, (size_t)(e - v));
+}
+
+static void set_str(char **dst, char *v)
+{
+	free(*dst);
+	*dst = v;
+}
+
+static size_t on_header(char *buf, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+	size_t len = size * n;
+	char *v;
+
+	if (len >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		/* a new response (after 100 Continue, say): start over */
+		set_str(&x->res.content_type, NULL);
+		set_str(&x->res.etag, NULL);
+		set_str(&x->res.last_modified, NULL);
+		lb_strlist_release(&x->res.xrobots);
+		x->res.retry_after = -1;
+		return len;
+	}
+	if ((v = header_value(buf, len, "content-type")) != NULL)
+		set_str(&x->res.content_type, v);
+	else if ((v = header_value(buf, len, "etag")) != NULL)
+		set_str(&x->res.etag, v);
+	else if ((v = header_value(buf, len, "last-modified")) != NULL)
+		set_str(&x->res.last_modified, v);
+	else if ((v = header_value(buf, len, "retry-after")) != NULL) {
+		x->res.retry_after = fetch_parse_retry_after(v, time(NULL));
+		free(v);
+	} else if ((v = header_value(buf, len, "x-robots-tag")) != NULL) {
+		if (lb_strlist_add(&x->res.xrobots, v, NULL) < 0) {
+			free(v);
+			return 0;
+		}
+		free(v);
+	}
+	return len;
+}
+
+static int is_html_type(const char *ct)
+{
+	size_t n;
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	n = strcspn(ct, "; \t");
+	return (n == 9 && strncasecmp(ct, "text/html", 9) == 0) ||
+	       (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
+}
+
+static size_t on_body(char *buf, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+	size_t len = size * n;
+	long status = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200)
+		return len;	/* only 200 bodies are read */
+	if (x->req->html_only && x->res.body.len == 0 &&
+	    !is_html_type(x->res.content_type)) {
+		x->wrong_type = 1;
+		return 0;
+	}
+	if (lb_buf_add(&x->res.body, buf, len, NULL) < 0) {
+		x->too_big = 1;
+		return 0;
+	}
+	return len;
+}
+
+static struct host *host_get(struct fetcher *f, const char *url)
+{
+	char *origin = url_origin(url);
+	struct host *h;
+	size_t i;
+
+	if (origin == NULL)
+		return NULL;
+	for (i = 0; i < f->n_hosts; i++)
+		if (strcmp(f->hosts[i]->origin, origin) == 0) {
+			free(origin);
+			return f->hosts[i];
+		}
+	if (f->n_hosts == f->alloc_hosts) {
+		size_t na = f->alloc_hosts ? f->alloc_hosts * 2 : 8;
+		struct host **nh = realloc(f->hosts, na * sizeof(*nh));
+		if (nh == NULL) {
+			free(origin);
+			return NULL;
+		}
+		f->hosts = nh;
+		f->alloc_hosts = na;
+	}
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		free(origin);
+		return NULL;
+	}
+	h->origin = origin;
+	fetch_pace_init(&h->pace);
+	f->hosts[f->n_hosts++] = h;
+	return h;
+}
+
+void fetch_pace_init(struct fetch_pace *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->factor_err = 1.0;
+}
+
+void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
+		       double seconds)
+{
+	if (v != PACE_ERROR && seconds > 0) {
+		p->ewma = p->samples ? 0.8 * p->ewma + 0.2 * seconds : seconds;
+		p->samples++;
+		if (p->samples >= 3 && (p->best == 0 || p->ewma < p->best))
+			p->best = p->ewma;
+	}
+	switch (v) {
+	case PACE_SLOW_DOWN:
+		p->factor_err *= 2;
+		break;
+	case PACE_ERROR:
+		p->factor_err *= 1.5;
+		break;
+	case PACE_OK:
+		p->factor_err *= 0.8;
+		break;
+	}
+	if (p->factor_err > 8)
+		p->factor_err = 8;
+	if (p->factor_err < 1)
+		p->factor_err = 1;
+}
+
+double fetch_pace_factor(const struct fetch_pace *p)
+{
+	double factor = p->factor_err;
+
+	if (p->samples >= 5 && p->best > 0 && p->ewma > 1.0 &&
+	    p->ewma > 3 * p->best) {
+		double lat = p->ewma / (3 * p->best);
+		if (lat > factor)
+			factor = lat;
+	}
+	return factor > 8 ? 8 : factor;
+}
+
+static double host_interval(const struct fetcher *f, const struct host *h)
+{
+	return f->o.interval * fetch_pace_factor(&h->pace);
+}
+
+int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
+		struct lb_error *err)
+{
+	struct fetcher *f;
+
+	*out = NULL;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	f->o = *o;
+	if (f->o.per_host < 1)
+		f->o.per_host = 1;
+	if ((f->multi = curl_multi_init()) == NULL) {
+		free(f);
+		return lb_error_set(err, LB_ENOMEM, "cannot start libcurl");
+	}
+	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			  (long)f->o.per_host);
+	*out = f;
+	return 0;
+}
+
+void fetcher_free(struct fetcher *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->n_hosts; i++) {
+		struct fetch_req *r = f->hosts[i]->head, *nx;
+		for (; r != NULL; r = nx) {
+			nx = r->next;
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(r->udata);
+			fetch_req_free(r);
+		}
+		free(f->hosts[i]->origin);
+		free(f->hosts[i]);
+	}
+	free(f->hosts);
+	curl_multi_cleanup(f->multi);
+	free(f);
+}
+
+struct fetch_req *fetch_req_new(const char *url, void *udata)
+{
+	struct fetch_req *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	if ((r->url = strdup(url)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	r->udata = udata;
+	return r;
+}
+
+void fetch_req_free(struct fetch_req *r)
+{
+	if (r == NULL)
+		return;
+	free(r->url);
+	free(r->if_none_match);
+	free(r->if_modified_since);
+	free(r);
+}
+
+int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
+		struct lb_error *err)
+{
+	struct host *h = host_get(f, req->url);
+
+	if (h == NULL) {
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(req->udata);
+		fetch_req_free(req);
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	}
+	req->next = NULL;
+	if (h->head == NULL) {
+		h->head = h->tail = req;
+	} else if (front) {
+		req->next = h->head;
+		h->head = req;
+	} else {
+		h->tail->next = req;
+		h->tail = req;
+	}
+	f->queued++;
+	return 0;
+}
+
+long fetcher_started(const struct fetcher *f)
+{
+	return f->started;
+}
+
+static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
+		 struct lb_error *err)
+{
+	struct xfer *x = calloc(1, sizeof(*x));
+	CURL *e;
+	char line[1100];
+
+	if (x == NULL || (e = curl_easy_init()) == NULL) {
+		free(x);
+		return lb_error_set(err, LB_ENOMEM, "cannot start a transfer");
+	}
+	x->easy = e;
+	x->req = req;
+	x->host = h;
+	x->f = f;
+	x->res.retry_after = -1;
+	x->cap = req->cap ? req->cap : f->o.max_body;
+	lb_buf_init(&x->res.body, x->cap);
+	if (req->if_none_match != NULL &&
+	    strlen(req->if_none_match) < 1000) {
+		snprintf(line, sizeof(line), "If-None-Match: %s",
+			 req->if_none_match);
+		x->headers = curl_slist_append(x->headers, line);
+	}
+	if (req->if_modified_since != NULL &&
+	    strlen(req->if_modified_since) < 1000) {
+		snprintf(line, sizeof(line), "If-Modified-Since: %s",
+			 req->if_modified_since);
+		x->headers = curl_slist_append(x->headers, line);
+	}
+	curl_easy_setopt(e, CURLOPT_URL, req->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_PROXY, "");
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, f->o.connect_timeout);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->cap);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+	if (curl_multi_add_handle(f->multi, e) != CURLM_OK) {
+		curl_easy_cleanup(e);
+		curl_slist_free_all(x->headers);
+		lb_buf_release(&x->res.body);
+		free(x);
+		return lb_error_set(err, LB_EINTERNAL, "curl_multi_add_handle");
+	}
+	h->inflight++;
+	f->inflight++;
+	f->started++;
+	log_debug("GET %s", req->url);
+	return 0;
+}
+
+static void xfer_free(struct fetcher *f, struct xfer *x)
+{
+	curl_multi_remove_handle(f->multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	res_release(&x->res);
+	free(x);
+}
+
+/* Slows or recovers the host after an answer; 1 if req must be retried. */
+static int judge(struct fetcher *f, struct xfer *x, double now)
+{
+	struct host *h = x->host;
+	struct fetch_res *r = &x->res;
+	int retry = 0;
+
+	if (r->error == FE_OK && (r->status == 429 || r->status == 503)) {
+		double wait = r->retry_after >= 0 ?
+				      (double)r->retry_after :
+				      (double)(1L << (x->req->tries < 4 ?
+						      x->req->tries : 4));
+		fetch_pace_answer(&h->pace, PACE_SLOW_DOWN, r->seconds);
+		if (x->req->tries < f->o.max_retries &&
+		    wait <= f->o.max_retry_after) {
+			if (h->next < now + wait)
+				h->next = now + wait;
+			retry = 1;
+		}
+		log_info("%s answered %d: %s (host slowed down)",
+			 x->req->url, r->status,
+			 retry ? "will retry" : "giving up for this run");
+	} else if (r->error == FE_NETWORK || (r->error == FE_OK &&
+					       r->status >= 500)) {
+		fetch_pace_answer(&h->pace, PACE_ERROR, r->seconds);
+		if (r->error == FE_NETWORK && x->req->tries < 1 &&
+		    x->req->tries < f->o.max_retries &&
+		    !r->timed_out) {
+			if (h->next < now + 1)
+				h->next = now + 1;
+			retry = 1;
+		}
+	} else {
+		fetch_pace_answer(&h->pace, PACE_OK, r->seconds);
+	}
+	return retry;
+}
+
+static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
+		  void *arg, struct lb_error *err)
+{
+	struct xfer *x = NULL;
+	struct fetch_req *req;
+	long status = 0;
+	char *redir = NULL;
+	int rc;
+
+	curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+	req = x->req;
+	x->host->inflight--;
+	f->inflight--;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME, &x->res.seconds);
+	x->res.status = (int)status;
+	if (x->refused) {
+		x->res.error = FE_REFUSED;
+		x->res.status = 0;
+	} else if (x->wrong_type) {
+		x->res.error = FE_TYPE;
+		snprintf(x->res.msg, sizeof(x->res.msg),
+			 "not HTML (Content-Type: %s)",
+			 x->res.content_type ? x->res.content_type : "none");
+	} else if (x->too_big || m->data.result == CURLE_FILESIZE_EXCEEDED) {
+		x->res.error = FE_TOOBIG;
+		snprintf(x->res.msg, sizeof(x->res.msg),
+			 "body larger than %zu bytes", x->cap);
+	} else if (m->data.result == CURLE_UNSUPPORTED_PROTOCOL) {
+		x->res.error = FE_REFUSED;
+		x->res.status = 0;
+		snprintf(x->res.msg, sizeof(x->res.msg), "not http or https");
+	} else if (m->data.result != CURLE_OK) {
+		x->res.error = FE_NETWORK;
+		x->res.status = 0;
+		x->res.timed_out = m->data.result == CURLE_OPERATION_TIMEDOUT;
+		snprintf(x->res.msg, sizeof(x->res.msg), "%s",
+			 curl_easy_strerror(m->data.result));
+	} else if (status >= 300 && status < 400 &&
+		   curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &redir) ==
+			   CURLE_OK && redir != NULL) {
+		x->res.redirect = strdup(redir);
+	}
+	if (judge(f, x, mono())) {
+		req->tries++;
+		x->req = NULL;
+		xfer_free(f, x);
+		return fetcher_add(f, req, 1, err);
+	}
+	x->req = NULL;
+	rc = done(arg, req, &x->res);
+	xfer_free(f, x);
+	return rc;
+}
+
+int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
+		struct lb_error *err)
+{
+	while (f->queued > 0 || f->inflight > 0) {
+		double now = mono(), wake = now + 1.0;
+		int running, left, timeout_ms;
+		CURLMsg *m;
+		size_t i;
+
+		for (i = 0; i < f->n_hosts; i++) {
+			struct host *h = f->hosts[i];
+			while (h->head != NULL && h->inflight < f->o.per_host &&
+			       now >= h->next) {
+				struct fetch_req *r = h->head;
+				double iv = host_interval(f, h);
+				h->head = r->next;
+				if (h->head == NULL)
+					h->tail = NULL;
+				r->next = NULL;
+				f->queued--;
+				if (start(f, h, r, err) < 0) {
+					if (f->o.udata_free != NULL)
+						f->o.udata_free(r->udata);
+					fetch_req_free(r);
+					return -1;
+				}
+				if (h->next < now - iv / 20)
+					h->next = now - iv / 20;
+				h->next += iv;
+			}
+			if (h->head != NULL && h->inflight < f->o.per_host &&
+			    h->next < wake)
+				wake = h->next;
+		}
+		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
+			return lb_error_set(err, LB_EINTERNAL,
+					    "curl_multi_perform failed");
+		while ((m = curl_multi_info_read(f->multi, &left)) != NULL) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			if (finish(f, m, done, arg, err) < 0)
+				return -1;
+			/* done() may have queued more: schedule at once */
+			wake = now;
+		}
+		now = mono();
+		timeout_ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000);
+		if (timeout_ms > 1000)
+			timeout_ms = 1000;
+		if (timeout_ms > 0 &&
+		    curl_multi_poll(f->multi, NULL, 0, timeout_ms, NULL) !=
+			    CURLM_OK)
+			return lb_error_set(err, LB_EINTERNAL,
+					    "curl_multi_poll failed");
+	}
+	return 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * sitemap.c - URL sources: XML sitemaps and sitemap indexes, HTML sitemaps.
+ *
+ * XML goes through libxml2's streaming reader (a 50 MB sitemap is never a
+ * tree) with XML_PARSE_NONET and without DTD loading or entity substitution;
+ * a document that carries a DOCTYPE is refused outright, so no entity of any
+ * kind (XXE, billion laughs) is ever expanded. Element names are matched by
+ * local name, so sitemaps without the sitemaps.org namespace work too.
+ */
+#include <string.h>
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/xmlreader.h>
+#include <zlib.h>
+
+#include "crawl_int.h"
+
+static xmlParserInputPtr no_entities(const char *url, const char *id,
+				     xmlParserCtxtPtr ctx)
+{
+	(void)url;
+	(void)id;
+	(void)ctx;
+	return NULL;
+}
+
+static void quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static void xml_setup(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	xmlInitParser();
+	xmlSetExternalEntityLoader(no_entities);
+	xmlSetGenericErrorFunc(NULL, quiet);
+}
+
+int crawl_is_gzip(const char *data, size_t len)
+{
+	return len >= 2 && (unsigned char)data[0] == 0x1f &&
+	       (unsigned char)data[1] == 0x8b;
+}
+
+int crawl_gunzip(const char *data, size_t len, size_t cap, char **out,
+		 size_t *out_len, struct lb_error *err)
+{
+	z_stream z;
+	struct lb_buf b;
+	char chunk[16384];
+	int zrc, rc = -1;
+
+	*out = NULL;
+	*out_len = 0;
+	memset(&z, 0, sizeof(z));
+	lb_buf_init(&b, cap);
+	if (inflateInit2(&z, 15 + 32) != Z_OK)
+		return lb_error_set(err, LB_ENOMEM, "cannot start gunzip");
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = (Bytef *)chunk;
+		z.avail_out = sizeof(chunk);
+		zrc = inflate(&z, Z_NO_FLUSH);
+		if (zrc != Z_OK && zrc != Z_STREAM_END) {
+			lb_error_set(err, LB_EPARSE, "bad gzip data: %s",
+				     z.msg ? z.msg : "truncated");
+			goto out;
+		}
+		if (lb_buf_add(&b, chunk, sizeof(chunk) - z.avail_out,
+			       err) < 0)
+			goto out;
+		if (zrc != Z_STREAM_END && z.avail_in == 0 &&
+		    z.avail_out != 0) {
+			lb_error_set(err, LB_EPARSE, "truncated gzip data");
+			goto out;
+		}
+	} while (zrc != Z_STREAM_END);
+	*out_len = b.len;
+	*out = lb_buf_take(&b);
+	rc = 0;
+out:
+	inflateEnd(&z);
+	lb_buf_release(&b);
+	return rc;
+}
+
+static int name_is(xmlTextReaderPtr r, const char *name)
+{
+	const xmlChar *n = xmlTextReaderConstLocalName(r);
+
+	return n != NULL && strcmp((const char *)n, name) == 0;
+}
+
+static char *trimmed(xmlChar *s)
+{
+	char *p = (char *)s, *e;
+
+	if (p == NULL)
+		return NULL;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	e = p + strlen(p);
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	return p;
+}
+
+int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
+		      struct lb_error *err)
+{
+	xmlTextReaderPtr r = NULL;
+	char *unz = NULL;
+	xmlChar *loc = NULL, *lastmod = NULL;
+	int is_index = -1, depth_entry = -1, rc = -1, ret;
+
+	xml_setup();
+	if (crawl_is_gzip(data, len)) {
+		size_t ulen;
+		if (crawl_gunzip(data, len, LB_SITEMAP_MAX_BYTES, &unz, &ulen,
+				 err) < 0)
+			return -1;
+		data = unz;
+		len = ulen;
+	}
+	if (len > LB_SITEMAP_MAX_BYTES) {
+		lb_error_set(err, LB_ETOOBIG, "sitemap larger than %zu bytes",
+			     LB_SITEMAP_MAX_BYTES);
+		goto out;
+	}
+	r = xmlReaderForMemory(data, (int)len, NULL, NULL,
+			       XML_PARSE_NONET | XML_PARSE_NOERROR |
+				       XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+	if (r == NULL) {
+		lb_error_set(err, LB_ENOMEM, "cannot create an XML reader");
+		goto out;
+	}
+	while ((ret = xmlTextReaderRead(r)) == 1) {
+		int type = xmlTextReaderNodeType(r);
+		int depth = xmlTextReaderDepth(r);
+
+		if (type == XML_READER_TYPE_DOCUMENT_TYPE) {
+			lb_error_set(err, LB_EPARSE, "sitemap has a DOCTYPE "
+				     "(refused: no entities in sitemaps)");
+			goto out;
+		}
+		if (type == XML_READER_TYPE_ELEMENT && depth == 0) {
+			if (name_is(r, "urlset"))
+				is_index = 0;
+			else if (name_is(r, "sitemapindex"))
+				is_index = 1;
+			else {
+				lb_error_set(err, LB_EPARSE, "not a sitemap: "
+					     "root element <%s>",
+					     (const char *)
+					     xmlTextReaderConstLocalName(r));
+				goto out;
+			}
+			continue;
+		}
+		if (is_index < 0)
+			continue;
+		if (type == XML_READER_TYPE_ELEMENT && depth == 1 &&
+		    (name_is(r, "url") || name_is(r, "sitemap"))) {
+			depth_entry = 1;
+			xmlFree(loc);
+			xmlFree(lastmod);
+			loc = lastmod = NULL;
+			if (xmlTextReaderIsEmptyElement(r))
+				depth_entry = -1;
+			continue;
+		}
+		if (depth_entry == 1 && type == XML_READER_TYPE_ELEMENT &&
+		    depth == 2) {
+			if (name_is(r, "loc") && loc == NULL)
+				loc = xmlTextReaderReadString(r);
+			else if (name_is(r, "lastmod") && lastmod == NULL)
+				lastmod = xmlTextReaderReadString(r);
+			continue;
+		}
+		if (depth_entry == 1 && type == XML_READER_TYPE_END_ELEMENT &&
+		    depth == 1) {
+			char *l = trimmed(loc), *m = trimmed(lastmod);
+			depth_entry = -1;
+			if (l != NULL && *l != '\0' &&
+			    fn(arg, is_index, l, m && *m ? m : NULL) < 0)
+				goto out;
+		}
+	}
+	if (ret < 0) {
+		const xmlError *e = xmlGetLastError();
+		lb_error_set(err, LB_EPARSE, "malformed sitemap XML%s%s",
+			     e && e->message ? ": " : "",
+			     e && e->message ? e->message : "");
+		/* what was read before the error is kept */
+	}
+	if (is_index < 0 && ret >= 0) {
+		lb_error_set(err, LB_EPARSE, "not a sitemap: no root element");
+		goto out;
+	}
+	rc = ret < 0 ? -1 : 0;
+out:
+	xmlFree(loc);
+	xmlFree(lastmod);
+	xmlFreeTextReader(r);
+	free(unz);
+	return rc;
+}
+
+static int walk_html(xmlNodePtr n, int depth, sitemap_fn fn, void *arg,
+		     char **base_href)
+{
+	for (; n != NULL; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (n->name != NULL &&
+		    strcasecmp((const char *)n->name, "a") == 0) {
+			xmlChar *h = xmlGetProp(n, (const xmlChar *)"href");
+			char *t = trimmed(h);
+			int rc = 0;
+			if (t != NULL && *t != '\0')
+				rc = fn(arg, 0, t, NULL);
+			xmlFree(h);
+			if (rc < 0)
+				return -1;
+		} else if (n->name != NULL && *base_href == NULL &&
+			   strcasecmp((const char *)n->name, "base") == 0) {
+			xmlChar *h = xmlGetProp(n, (const xmlChar *)"href");
+			char *t = trimmed(h);
+			if (t != NULL && *t != '\0')
+				*base_href = strdup(t);
+			xmlFree(h);
+		}
+		if (depth < 256 &&
+		    walk_html(n->children, depth + 1, fn, arg, base_href) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
+		       void *arg, char **base_href, struct lb_error *err)
+{
+	htmlDocPtr doc;
+	int rc;
+
+	xml_setup();
+	*base_href = NULL;
+	if (len > (size_t)INT32_MAX)
+		return lb_error_set(err, LB_ETOOBIG, "HTML sitemap too big");
+	doc = htmlReadMemory(data, (int)len, NULL, NULL,
+			     HTML_PARSE_NONET | HTML_PARSE_NOERROR |
+				     HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
+	if (doc == NULL)
+		return lb_error_set(err, LB_EPARSE, "cannot parse HTML sitemap");
+	rc = walk_html(xmlDocGetRootElement(doc), 0, fn, arg, base_href);
+	xmlFreeDoc(doc);
+	if (rc < 0 && err->code == LB_EOK)
+		lb_error_set(err, LB_EINTERNAL, "HTML sitemap walk failed");
+	return rc;
+}

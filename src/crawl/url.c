@@ -1,0 +1,121 @@
+/* url.c - URL resolution and normalisation with libcurl's URL API. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "crawl_int.h"
+
+#define URL_MAX 4096
+
+int url_normalize(const char *url, const char *base, char **out)
+{
+	CURLU *h = NULL;
+	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL;
+	char *query = NULL, *res = NULL;
+	const char *s;
+	size_t n;
+	int rc = -1;
+
+	*out = NULL;
+	if (url == NULL)
+		return -1;
+	while (*url == ' ' || *url == '\t' || *url == '\n' || *url == '\r')
+		url++;
+	n = strlen(url);
+	while (n > 0 && (url[n - 1] == ' ' || url[n - 1] == '\t' ||
+			 url[n - 1] == '\n' || url[n - 1] == '\r'))
+		n--;
+	if (n == 0 || n > URL_MAX)
+		return -1;
+	for (s = url; s < url + n; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return -1;
+	if ((h = curl_url()) == NULL)
+		return -1;
+	{
+		char *u = strndup(url, n);
+		CURLUcode uc;
+		if (u == NULL)
+			goto out;
+		if (base != NULL &&
+		    curl_url_set(h, CURLUPART_URL, base, 0) != CURLUE_OK) {
+			free(u);
+			goto out;
+		}
+		uc = curl_url_set(h, CURLUPART_URL, u,
+				  CURLU_URLENCODE | CURLU_ALLOW_SPACE);
+		if (uc != CURLUE_OK)
+			uc = curl_url_set(h, CURLUPART_URL, u, 0);
+		free(u);
+		if (uc != CURLUE_OK)
+			goto out;
+	}
+	if (curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+		goto out;
+	for (char *p = scheme; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (char *p = host; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
+		goto out;
+	if (*host == '\0')
+		goto out;
+	{
+		char *user = NULL;
+		/* credentials in a crawled URL: refuse rather than send them */
+		if (curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_OK) {
+			curl_free(user);
+			goto out;
+		}
+	}
+	if (curl_url_get(h, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT) !=
+	    CURLUE_OK)
+		port = NULL;
+	if (curl_url_get(h, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+		path = NULL;
+	if (curl_url_get(h, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+		query = NULL;
+	n = strlen(scheme) + strlen(host) + (port ? strlen(port) : 0) +
+	    (path ? strlen(path) : 0) + (query ? strlen(query) : 0) + 16;
+	if ((res = malloc(n)) == NULL)
+		goto out;
+	snprintf(res, n, "%s://%s%s%s%s%s%s", scheme, host, port ? ":" : "",
+		 port ? port : "", path && *path ? path : "/",
+		 query && *query ? "?" : "", query && *query ? query : "");
+	*out = res;
+	rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(query);
+	curl_url_cleanup(h);
+	return rc;
+}
+
+char *url_origin(const char *url)
+{
+	const char *s = strstr(url, "://");
+
+	if (s == NULL)
+		return NULL;
+	s += 3;
+	s += strcspn(s, "/?#");
+	return strndup(url, (size_t)(s - url));
+}
+
+const char *url_path_query(const char *url)
+{
+	const char *s = strstr(url, "://");
+
+	if (s == NULL)
+		return url;
+	s += 3;
+	s += strcspn(s, "/?#");
+	return *s ? s : "/";
+}

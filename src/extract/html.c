@@ -1,0 +1,1001 @@
+/*
+ * html.c - the gumbo walks: one over the whole tree for metadata (meta,
+ * link, title, html lang, JSON-LD scripts, the first <h1>, microdata
+ * text), then one for the body text. The only file that includes gumbo.
+ *
+ * Walks are iterative (an explicit stack), so a deep tree costs memory in
+ * proportion to its depth, never C stack.
+ *
+ * Hidden content, never text: script, style, noscript, template, svg,
+ * math, iframe, object, canvas, audio, video, form controls; elements with
+ * the hidden attribute, aria-hidden="true", an inline style with
+ * display:none or visibility:hidden, or a class that hides by convention
+ * (hidden, sr-only, screen-reader-text, visually-hidden, d-none).
+ *
+ * Body text (SPEC 1.10, last resort): the text of the page's main element
+ * (the only <main> or role=main, else the only <article>, else <body>)
+ * without hidden content and without boilerplate: nav, aside, button,
+ * dialog, header and footer outside an article or main element, the ARIA
+ * roles navigation, banner, contentinfo, complementary, search, dialog,
+ * menu, and classes or ids naming menus, sidebars, widgets, breadcrumbs,
+ * comments, share buttons, cookie banners, related posts, newsletters.
+ * If that leaves nothing, the whole <body> without hidden content.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gumbo.h>
+
+#include "extract_int.h"
+
+/* Frame flags. */
+#define F_HIDDEN	0x01	/* inside hidden content */
+#define F_BOILER	0x02	/* inside boilerplate */
+#define F_ARTICLE	0x04	/* inside <article> or <main> */
+#define F_MICRO		0x08	/* inside itemprop=articleBody|text */
+#define F_BLOCK		0x10	/* this element is a block */
+#define F_HEAD		0x20	/* inside <head> */
+#define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
+
+struct frame {
+	GumboNode *node;
+	unsigned idx;
+	unsigned flags;
+};
+
+struct stack {
+	struct frame *v;
+	size_t n, alloc;
+};
+
+static int push(struct stack *s, GumboNode *node, unsigned flags)
+{
+	if (s->n == s->alloc) {
+		size_t a = s->alloc ? s->alloc * 2 : 64;
+		struct frame *v = realloc(s->v, a * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		s->v = v;
+		s->alloc = a;
+	}
+	s->v[s->n].node = node;
+	s->v[s->n].idx = 0;
+	s->v[s->n].flags = flags;
+	s->n++;
+	return 0;
+}
+
+static const GumboVector *children(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_DOCUMENT)
+		return &n->v.document.children;
+	if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE)
+		return &n->v.element.children;
+	return NULL;
+}
+
+static const char *attr(const GumboNode *n, const char *name)
+{
+	const GumboAttribute *a = gumbo_get_attribute(&n->v.element.attributes,
+						      name);
+
+	return a != NULL ? a->value : NULL;
+}
+
+/* Is word one of the white-space separated tokens of list? */
+static int has_token(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = list;
+
+	if (list == NULL)
+		return 0;
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
+		       *p == '\f')
+			p++;
+		const char *e = p;
+
+		while (*e != '\0' && *e != ' ' && *e != '\t' && *e != '\n' &&
+		       *e != '\r' && *e != '\f')
+			e++;
+		if ((size_t)(e - p) == wl && strncasecmp(p, word, wl) == 0)
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
+/* An element gumbo does not know, by its name as written. */
+static int unknown_is(const GumboNode *n, const char *name)
+{
+	const GumboStringPiece *o = &n->v.element.original_tag;
+	size_t l = strlen(name);
+
+	return o->data != NULL && o->length > l + 1 && o->data[0] == '<' &&
+	       strncasecmp(o->data + 1, name, l) == 0 &&
+	       (o->data[l + 1] == '>' || o->data[l + 1] == ' ' ||
+		o->data[l + 1] == '\t' || o->data[l + 1] == '\n' ||
+		o->data[l + 1] == '/');
+}
+
+static int is_block(GumboTag t)
+{
+	switch (t) {
+	case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
+	case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION:
+	case GUMBO_TAG_DD: case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIV:
+	case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_FIELDSET:
+	case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
+	case GUMBO_TAG_FORM: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
+	case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
+	case GUMBO_TAG_H6: case GUMBO_TAG_HEADER: case GUMBO_TAG_HR:
+	case GUMBO_TAG_HTML: case GUMBO_TAG_LI: case GUMBO_TAG_MAIN:
+	case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P:
+	case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION: case GUMBO_TAG_SUMMARY:
+	case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_THEAD:
+	case GUMBO_TAG_TFOOT: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
+	case GUMBO_TAG_CENTER: case GUMBO_TAG_LISTING: case GUMBO_TAG_MENU:
+	case GUMBO_TAG_HGROUP: case GUMBO_TAG_DIR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int style_hides(const char *style)
+{
+	char buf[256];
+	size_t k = 0;
+	const char *p;
+
+	if (style == NULL)
+		return 0;
+	for (p = style; *p != '\0' && k + 1 < sizeof(buf); p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			continue;
+		buf[k++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p + 32) : *p;
+	}
+	buf[k] = '\0';
+	for (p = buf; (p = strstr(p, "display:none")) != NULL; p++)
+		if ((p == buf || p[-1] == ';' || p[-1] == '{') &&
+		    (p[12] == '\0' || p[12] == ';' || p[12] == '!'))
+			return 1;
+	for (p = buf; (p = strstr(p, "visibility:hidden")) != NULL; p++)
+		if ((p == buf || p[-1] == ';' || p[-1] == '{') &&
+		    (p[17] == '\0' || p[17] == ';' || p[17] == '!'))
+			return 1;
+	return 0;
+}
+
+/* Word lists with their lengths, compared without strlen on every call. */
+struct word {
+	const char *w;
+	size_t n;
+};
+#define W(s) { s, sizeof(s) - 1 }
+
+/* Classes that hide by convention (and permalink pilcrows). */
+static const struct word hiding_classes[] = {
+	W("hidden"), W("d-none"), W("sr-only"), W("visually-hidden"),
+	W("screen-reader-text"), W("screen-reader-only"), W("is-hidden"),
+	W("u-hidden"), W("invisible"), W("hide"), W("element-invisible"),
+	W("a11y-hidden"), W("headerlink"), W("hash-link"), W("anchorjs-link"),
+	{ NULL, 0 },
+};
+/* Words that mark boilerplate in a class or id, and words that veto it
+ * ("content-sidebar-wrap" wraps the content). */
+static const struct word boiler_words[] = {
+	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
+	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
+	W("widgets"), W("footer"), W("cookie"), W("cookies"), W("consent"),
+	W("gdpr"), W("share"), W("sharing"), W("sharedaddy"), W("social"),
+	W("related"), W("comments"), W("comment"), W("respond"),
+	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
+	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
+	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
+	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
+	{ NULL, 0 },
+};
+static const struct word veto_words[] = {
+	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
+	W("container"), W("layout"),
+	{ NULL, 0 },
+};
+/* ARIA roles of boilerplate (banner only outside article/main). */
+static const struct word boiler_roles[] = {
+	W("navigation"), W("contentinfo"), W("complementary"), W("search"),
+	W("dialog"), W("alertdialog"), W("menu"), W("menubar"), W("toolbar"),
+	{ NULL, 0 },
+};
+
+static int word_in(const char *p, size_t n, const struct word *l)
+{
+	for (; l->w != NULL; l++)
+		if (l->n == n && (p[0] | 0x20) == l->w[0] &&
+		    strncasecmp(p, l->w, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Does a token of the list match the word list? */
+static int list_has(const char *list, const struct word *words)
+{
+	const char *p = list, *e;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e > p && word_in(p, (size_t)(e - p), words))
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
+/* Does one token of the class or id list name boilerplate? */
+static int names_boiler(const char *list)
+{
+	const char *p = list, *e, *q, *qe;
+	int boiler, veto;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e - p > 64) {
+			p = e;
+			continue;
+		}
+		boiler = veto = 0;
+		for (q = p; q < e; q = qe + 1) {
+			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
+				;
+			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
+				boiler = 1;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), veto_words))
+				veto = 1;
+			if (qe == e)
+				break;
+		}
+		if (boiler && !veto)
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
+/* The attributes the walks look at, found in one pass. */
+struct eattrs {
+	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
+};
+
+static void get_attrs(const GumboNode *n, struct eattrs *a)
+{
+	const GumboVector *v = &n->v.element.attributes;
+	unsigned i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < v->length; i++) {
+		const GumboAttribute *at = v->data[i];
+		const char *nm = at->name;
+
+		switch (nm[0]) {
+		case 'h':
+			if (strcmp(nm, "hidden") == 0)
+				a->hidden = at->value;
+			break;
+		case 'a':
+			if (strcmp(nm, "aria-hidden") == 0)
+				a->aria_hidden = at->value;
+			break;
+		case 's':
+			if (strcmp(nm, "style") == 0)
+				a->style = at->value;
+			break;
+		case 'c':
+			if (strcmp(nm, "class") == 0)
+				a->cls = at->value;
+			break;
+		case 'i':
+			if (strcmp(nm, "id") == 0)
+				a->id = at->value;
+			break;
+		case 'r':
+			if (strcmp(nm, "role") == 0)
+				a->role = at->value;
+			break;
+		}
+	}
+}
+
+static int hidden_tag(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_TEMPLATE)
+		return 1;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
+	case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
+	case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
+	case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO:
+	case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SELECT:
+	case GUMBO_TAG_OPTION: case GUMBO_TAG_DATALIST:
+	case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_INPUT: case GUMBO_TAG_MAP:
+	case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOEMBED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int boiler_tag(const GumboNode *n, unsigned flags)
+{
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BUTTON:
+	case GUMBO_TAG_MENU: case GUMBO_TAG_LABEL:
+		return 1;
+	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
+		return unknown_is(n, "dialog");
+	case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER:
+		return !(flags & F_ARTICLE);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked) or 0.
+ * flags: the context (F_ARTICLE decides for header, footer, banner).
+ */
+static unsigned classify(const GumboNode *n, unsigned flags, int boiler)
+{
+	struct eattrs a;
+
+	if (hidden_tag(n))
+		return F_HIDDEN;
+	if (n->v.element.attributes.length == 0)
+		return boiler && boiler_tag(n, flags) ? F_BOILER : 0;
+	get_attrs(n, &a);
+	if (a.hidden != NULL ||
+	    (a.aria_hidden != NULL && strcasecmp(a.aria_hidden, "true") == 0) ||
+	    style_hides(a.style) ||
+	    (a.cls != NULL && list_has(a.cls, hiding_classes)))
+		return F_HIDDEN;
+	if (!boiler)
+		return 0;
+	if (boiler_tag(n, flags))
+		return F_BOILER;
+	if (a.role != NULL &&
+	    (list_has(a.role, boiler_roles) ||
+	     (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
+		return F_BOILER;
+	if ((a.cls != NULL && names_boiler(a.cls)) ||
+	    (a.id != NULL && names_boiler(a.id)))
+		return F_BOILER;
+	return 0;
+}
+
+static int is_main(const GumboNode *n)
+{
+	const char *r;
+
+	if (n->v.element.tag == GUMBO_TAG_MAIN)
+		return 1;
+	return n->v.element.attributes.length > 0 &&
+	       (r = attr(n, "role")) != NULL && has_token(r, "main");
+}
+
+/* Text under root, skipping hidden content (and boilerplate if asked). */
+static int collect_text(GumboNode *root, int boiler, unsigned flags0,
+			struct x_text *t)
+{
+	struct stack s = {0};
+	int rc = -1;
+
+	if (push(&s, root, flags0) < 0)
+		goto out;
+	while (s.n > 0) {
+		struct frame *f = &s.v[s.n - 1];
+		const GumboVector *ch = children(f->node);
+		GumboNode *c;
+		unsigned fl;
+
+		if (t->full)
+			break;
+		if (ch == NULL || f->idx >= ch->length) {
+			if (f->flags & F_BLOCK)
+				x_text_break(t);
+			s.n--;
+			continue;
+		}
+		c = ch->data[f->idx++];
+		fl = f->flags & ~F_BLOCK;
+		switch (c->type) {
+		case GUMBO_NODE_TEXT:
+		case GUMBO_NODE_CDATA:
+		case GUMBO_NODE_WHITESPACE:
+			t->lines = (fl & F_PRE) != 0;
+			x_text_add(t, c->v.text.text, strlen(c->v.text.text));
+			t->lines = 0;
+			continue;
+		case GUMBO_NODE_ELEMENT:
+			break;
+		default:
+			continue;
+		}
+		if (classify(c, fl, boiler) != 0)
+			continue;
+		switch (c->v.element.tag) {
+		case GUMBO_TAG_BR:
+			x_text_break(t);
+			continue;
+		case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+			x_text_add(t, " ", 1);
+			break;
+		case GUMBO_TAG_ARTICLE: case GUMBO_TAG_MAIN:
+			fl |= F_ARTICLE;
+			break;
+		case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
+			fl |= F_PRE;
+			break;
+		default:
+			break;
+		}
+		if (is_block(c->v.element.tag)) {
+			x_text_break(t);
+			fl |= F_BLOCK;
+		}
+		if (push(&s, c, fl) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(s.v);
+	if (rc < 0)
+		t->oom = 1;
+	return rc;
+}
+
+struct scan {
+	struct x_ctx *x;
+	struct x_jsonld *jsonld;
+	GumboNode *body, *main, *article;
+	int n_main, n_article;
+	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
+	int have_h1, have_title;
+	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
+	/* held back: Twitter cards rank below Open Graph */
+	const char *tw_title, *tw_desc, *tw_image;
+	const char *og_place[3];	/* locality, region, country */
+};
+
+static int robots_noindex(const char *content)
+{
+	char buf[256];
+	size_t i, k = 0;
+
+	for (i = 0; content[i] != '\0' && k + 1 < sizeof(buf); i++)
+		buf[k++] = content[i] == ',' ? ' ' : content[i];
+	buf[k] = '\0';
+	return has_token(buf, "noindex") || has_token(buf, "none");
+}
+
+static int is_one_of(const char *s, const char *const *l)
+{
+	for (; *l != NULL; l++)
+		if (strcasecmp(s, *l) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const og_image_keys[] = {
+	"og:image", "og:image:url", "og:image:secure_url", NULL,
+};
+static const char *const og_author_keys[] = {
+	"article:author", "og:article:author", "book:author", NULL,
+};
+static const char *const og_date_keys[] = {
+	"article:published_time", "og:article:published_time",
+	"og:published_time", "video:release_date", "book:release_date", NULL,
+};
+static const char *const meta_desc_keys[] = {
+	"description", "dc.description", "dcterms.description", NULL,
+};
+static const char *const meta_author_keys[] = {
+	"author", "dc.creator", "dcterms.creator", "sailthru.author",
+	"parsely-author", NULL,
+};
+static const char *const meta_date_keys[] = {
+	"date", "pubdate", "publishdate", "publish-date", "publish_date",
+	"published_time", "dc.date", "dc.date.issued", "dcterms.date",
+	"dcterms.issued", "dcterms.created", "sailthru.date",
+	"parsely-pub-date", "article.published", "original-publish-date",
+	"datepublished", NULL,
+};
+static const char *const meta_lang_keys[] = {
+	"language", "content-language", "dc.language", "dcterms.language",
+	NULL,
+};
+
+static int author_ok(const char *s)
+{
+	return strncasecmp(s, "http://", 7) != 0 &&
+	       strncasecmp(s, "https://", 8) != 0 && s[0] != '/';
+}
+
+static int on_meta(struct scan *sc, const GumboNode *n)
+{
+	struct x_ctx *x = sc->x;
+	const char *key = attr(n, "property"), *c = attr(n, "content");
+	const char *name = attr(n, "name"), *ip;
+
+	if (c == NULL)
+		return 0;
+	if ((ip = attr(n, "itemprop")) != NULL) {
+		if (strcasecmp(ip, "datePublished") == 0)
+			x_offer(x, LB_F_published_time, LB_SRC_META, c, (size_t)-1);
+		else if (strcasecmp(ip, "image") == 0)
+			x_offer(x, LB_F_image_url, LB_SRC_META, c, (size_t)-1);
+	}
+	if (key == NULL || (name != NULL && strncasecmp(key, "og:", 3) != 0 &&
+			    strncasecmp(key, "article:", 8) != 0))
+		key = name;
+	if (key == NULL) {
+		key = attr(n, "http-equiv");
+		if (key != NULL && strcasecmp(key, "content-language") == 0)
+			x_offer(x, LB_F_language, LB_SRC_META, c, (size_t)-1);
+		return 0;
+	}
+	if (strcasecmp(key, "robots") == 0 || strcasecmp(key, "googlebot") == 0 ||
+	    strcasecmp(key, "linkbot") == 0) {
+		if (robots_noindex(c))
+			x->noindex = 1;
+	} else if (strcasecmp(key, "og:title") == 0) {
+		x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:description") == 0) {
+		x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (is_one_of(key, og_image_keys)) {
+		x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (is_one_of(key, og_author_keys)) {
+		if (author_ok(c))
+			x_offer_item(x, LB_F_author, LB_SRC_OPENGRAPH, c,
+				     (size_t)-1);
+	} else if (strcasecmp(key, "article:section") == 0 ||
+		   strcasecmp(key, "og:article:section") == 0) {
+		x_offer_item(x, LB_F_category, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (is_one_of(key, og_date_keys)) {
+		x_offer(x, LB_F_published_time, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:locale") == 0) {
+		x_offer(x, LB_F_language, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:locality") == 0) {
+		sc->og_place[0] = c;
+	} else if (strcasecmp(key, "og:region") == 0) {
+		sc->og_place[1] = c;
+	} else if (strcasecmp(key, "og:country-name") == 0) {
+		sc->og_place[2] = c;
+	} else if (strcasecmp(key, "twitter:title") == 0) {
+		if (sc->tw_title == NULL)
+			sc->tw_title = c;
+	} else if (strcasecmp(key, "twitter:description") == 0) {
+		if (sc->tw_desc == NULL)
+			sc->tw_desc = c;
+	} else if (strcasecmp(key, "twitter:image") == 0 ||
+		   strcasecmp(key, "twitter:image:src") == 0) {
+		if (sc->tw_image == NULL)
+			sc->tw_image = c;
+	} else if (is_one_of(key, meta_desc_keys)) {
+		x_offer(x, LB_F_description, LB_SRC_META, c, (size_t)-1);
+	} else if (is_one_of(key, meta_author_keys)) {
+		if (author_ok(c))
+			x_offer_item(x, LB_F_author, LB_SRC_META, c, (size_t)-1);
+	} else if (is_one_of(key, meta_date_keys)) {
+		x_offer(x, LB_F_published_time, LB_SRC_META, c, (size_t)-1);
+	} else if (is_one_of(key, meta_lang_keys)) {
+		x_offer(x, LB_F_language, LB_SRC_META, c, (size_t)-1);
+	} else if (strcasecmp(key, "geo.placename") == 0) {
+		x_offer(x, LB_F_location, LB_SRC_META, c, (size_t)-1);
+	} else if (strcasecmp(key, "category") == 0) {
+		x_offer_item(x, LB_F_category, LB_SRC_META, c, (size_t)-1);
+	} else if (strcasecmp(key, "thumbnail") == 0) {
+		x_offer(x, LB_F_image_url, LB_SRC_META, c, (size_t)-1);
+	}
+	return 0;
+}
+
+static const char *script_text(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	const GumboNode *c;
+
+	if (ch->length == 0)
+		return NULL;
+	c = ch->data[0];
+	if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_WHITESPACE &&
+	    c->type != GUMBO_NODE_CDATA)
+		return NULL;
+	return c->v.text.text;
+}
+
+static int is_jsonld(const char *type)
+{
+	size_t n;
+
+	if (type == NULL)
+		return 0;
+	while (*type == ' ')
+		type++;
+	n = strlen("application/ld+json");
+	return strncasecmp(type, "application/ld+json", n) == 0 &&
+	       (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
+}
+
+static int h1_text(struct scan *sc, GumboNode *n, char **out)
+{
+	struct x_text t;
+	int rc;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	rc = collect_text(n, 0, 0, &t);
+	*out = x_text_take(&t);
+	x_text_release(&t);
+	if (rc < 0)
+		return x_oom(sc->x);
+	return 0;
+}
+
+/* Offers the text of n (a link) as an item of a list field, source body. */
+static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
+{
+	struct x_text t;
+	char *s;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	collect_text(n, 0, 0, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		return x_oom(x);
+	}
+	s = x_text_take(&t);
+	x_text_release(&t);
+	if (s != NULL && strlen(s) <= 100 &&
+	    (f != LB_F_author || strncasecmp(s, "http", 4) != 0))
+		x_offer_item(x, f, LB_SRC_BODY, s, (size_t)-1);
+	free(s);
+	return x->failed ? -1 : 0;
+}
+
+/* One element of the metadata walk; returns 1 to descend into it. */
+static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
+{
+	struct x_ctx *x = sc->x;
+	const char *v, *w;
+	char *s;
+
+	if (n->type == GUMBO_NODE_TEMPLATE)
+		return 0;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_HTML:
+		if (n->parent != NULL && n->parent->type == GUMBO_NODE_DOCUMENT &&
+		    (v = attr(n, "lang")) != NULL)
+			x_offer(x, LB_F_language, LB_SRC_META, v, (size_t)-1);
+		else if (n->parent != NULL &&
+			 n->parent->type == GUMBO_NODE_DOCUMENT &&
+			 (v = attr(n, "xml:lang")) != NULL)
+			x_offer(x, LB_F_language, LB_SRC_META, v, (size_t)-1);
+		return 1;
+	case GUMBO_TAG_HEAD:
+		*flags |= F_HEAD;
+		return 1;
+	case GUMBO_TAG_BODY:
+		if (sc->body == NULL)
+			sc->body = n;
+		break;
+	case GUMBO_TAG_META:
+		on_meta(sc, n);
+		return 0;
+	case GUMBO_TAG_LINK:
+		if ((v = attr(n, "rel")) == NULL || attr(n, "href") == NULL)
+			return 0;
+		if ((*flags & F_HEAD) && has_token(v, "canonical"))
+			x_offer(x, LB_F_url, LB_SRC_META, attr(n, "href"),
+				(size_t)-1);
+		else if (has_token(v, "image_src"))
+			x_offer(x, LB_F_image_url, LB_SRC_META, attr(n, "href"),
+				(size_t)-1);
+		return 0;
+	case GUMBO_TAG_TITLE:
+		if (!sc->have_title && !(*flags & F_HIDDEN)) {
+			struct x_text t;
+
+			x_text_init(&t, X_MAX_FIELD, 1);
+			collect_text(n, 0, 0, &t);
+			s = x_text_take(&t);
+			x_text_release(&t);
+			if (s != NULL) {
+				sc->have_title = 1;
+				x_offer(x, LB_F_title, LB_SRC_META, s, (size_t)-1);
+				free(s);
+			}
+		}
+		return 0;
+	case GUMBO_TAG_SCRIPT:
+		if (is_jsonld(attr(n, "type")) && (v = script_text(n)) != NULL)
+			x_jsonld_add(sc->jsonld, v, strlen(v));
+		return 0;
+	case GUMBO_TAG_STYLE:
+	case GUMBO_TAG_SVG:
+	case GUMBO_TAG_MATH:
+		return 0;
+	case GUMBO_TAG_TIME:
+		if ((v = attr(n, "datetime")) == NULL)
+			break;
+		if (attr(n, "pubdate") != NULL ||
+		    ((w = attr(n, "itemprop")) != NULL &&
+		     has_token(w, "datePublished")))
+			x_offer(x, LB_F_published_time, LB_SRC_META, v,
+				(size_t)-1);
+		else if (!(*flags & F_HIDDEN) &&
+			 (w = attr(n, "class")) != NULL &&
+			 (has_token(w, "published") ||
+			  has_token(w, "entry-date") || has_token(w, "post-date")))
+			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
+				(size_t)-1);
+		break;
+	case GUMBO_TAG_A:
+		/* WordPress: "Posted in <a rel="category tag">",
+		 * bylines: <a rel="author"> */
+		if ((v = attr(n, "rel")) != NULL && !(*flags & F_HIDDEN) &&
+		    (has_token(v, "category") || has_token(v, "author"))) {
+			if (offer_text_of(x, n, has_token(v, "category") ?
+					  LB_F_category : LB_F_author) < 0)
+				return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	if (*flags & F_HEAD)
+		return 1;
+	if (!(*flags & F_HIDDEN))
+		*flags |= classify(n, *flags, !(*flags & F_BOILER));
+	if (!(*flags & (F_HIDDEN | F_BOILER))) {
+		if (is_main(n)) {
+			sc->n_main++;
+			if (sc->main == NULL)
+				sc->main = n;
+			*flags |= F_ARTICLE;
+		} else if (n->v.element.tag == GUMBO_TAG_ARTICLE) {
+			sc->n_article++;
+			if (sc->article == NULL)
+				sc->article = n;
+			*flags |= F_ARTICLE;
+		}
+	}
+	if (n->v.element.tag == GUMBO_TAG_H1 && !sc->have_h1 &&
+	    !(*flags & F_HIDDEN)) {
+		if (*flags & F_BOILER) {
+			if (sc->h1_boiler == NULL)
+				sc->h1_boiler = n;
+		} else {
+			if (h1_text(sc, n, &s) < 0)
+				return -1;
+			if (s != NULL) {
+				sc->have_h1 = 1;
+				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+				free(s);
+			}
+		}
+	}
+	/* Microdata text; "text" of a comment in a comments section is not
+	 * the page's, so boilerplate is skipped. */
+	if (!(*flags & (F_HIDDEN | F_MICRO | F_BOILER)) &&
+	    n->v.element.attributes.length > 0 &&
+	    (v = attr(n, "itemprop")) != NULL) {
+		int k = has_token(v, "articleBody") ? 0 :
+			has_token(v, "text") ? 1 : -1;
+
+		if (k >= 0) {
+			*flags |= F_MICRO;
+			if (collect_text(n, 1, *flags & F_ARTICLE,
+					 &sc->micro[k]) < 0)
+				return x_oom(x);
+			x_text_break(&sc->micro[k]);
+		}
+	}
+	return 1;
+}
+
+static int scan(struct scan *sc, GumboNode *root)
+{
+	struct stack s = {0};
+	int rc = -1, r;
+
+	if (push(&s, root, 0) < 0)
+		goto oom;
+	while (s.n > 0) {
+		struct frame *f = &s.v[s.n - 1];
+		const GumboVector *ch = children(f->node);
+		GumboNode *c;
+		unsigned fl;
+
+		if (ch == NULL || f->idx >= ch->length) {
+			s.n--;
+			continue;
+		}
+		c = ch->data[f->idx++];
+		if (c->type != GUMBO_NODE_ELEMENT)
+			continue;
+		fl = f->flags;
+		if ((r = on_element(sc, c, &fl)) < 0)
+			goto out;
+		if (r > 0 && push(&s, c, fl) < 0)
+			goto oom;
+	}
+	rc = 0;
+	goto out;
+oom:
+	x_oom(sc->x);
+out:
+	free(s.v);
+	return rc;
+}
+
+/* <base href> (in <head>) changes what relative URLs mean. */
+static int find_base(GumboNode *doc, const char *page_url, struct x_ctx *x)
+{
+	const GumboVector *ch = &doc->v.document.children, *hc;
+	size_t i, k;
+	int oom = 0;
+
+	for (i = 0; i < ch->length; i++) {
+		GumboNode *html = ch->data[i];
+
+		if (html->type != GUMBO_NODE_ELEMENT ||
+		    html->v.element.tag != GUMBO_TAG_HTML)
+			continue;
+		for (k = 0; k < html->v.element.children.length; k++) {
+			GumboNode *head = html->v.element.children.data[k];
+			size_t m;
+
+			if (head->type != GUMBO_NODE_ELEMENT ||
+			    head->v.element.tag != GUMBO_TAG_HEAD)
+				continue;
+			hc = &head->v.element.children;
+			for (m = 0; m < hc->length; m++) {
+				GumboNode *b = hc->data[m];
+				const char *href;
+
+				if (b->type != GUMBO_NODE_ELEMENT ||
+				    b->v.element.tag != GUMBO_TAG_BASE ||
+				    (href = attr(b, "href")) == NULL)
+					continue;
+				x->base_own = x_url_resolve(page_url, href,
+							    (size_t)-1, &oom);
+				if (oom)
+					return x_oom(x);
+				if (x->base_own != NULL)
+					x->base = x->base_own;
+				return 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int body_text(struct scan *sc)
+{
+	struct x_text t;
+	GumboNode *root;
+	char *s;
+	unsigned fl = 0;
+
+	if (sc->body == NULL)
+		return 0;
+	root = sc->body;
+	if (sc->n_main == 1)
+		root = sc->main, fl = F_ARTICLE;
+	else if (sc->n_article == 1)
+		root = sc->article, fl = F_ARTICLE;
+	x_text_init(&t, X_MAX_TEXT, 0);
+	collect_text(root, 1, fl, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		return x_oom(sc->x);
+	}
+	s = x_text_take(&t);
+	if (s == NULL) {
+		/* Everything looked like boilerplate: take it all. */
+		collect_text(sc->body, 0, 0, &t);
+		if (t.oom) {
+			x_text_release(&t);
+			return x_oom(sc->x);
+		}
+		s = x_text_take(&t);
+	}
+	x_text_release(&t);
+	x_offer_text(sc->x, LB_SRC_BODY, s);
+	return 0;
+}
+
+int x_html_scan(const char *utf8, size_t len, const char *page_url,
+		struct x_ctx *x)
+{
+	GumboOptions opts = kGumboDefaultOptions;
+	GumboOutput *out = NULL;
+	struct scan sc;
+	char *s, *place = NULL;
+	int rc = -1, k;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.x = x;
+	x_text_init(&sc.micro[0], X_MAX_TEXT, 0);
+	x_text_init(&sc.micro[1], X_MAX_TEXT, 0);
+	if ((sc.jsonld = x_jsonld_new()) == NULL) {
+		x_oom(x);
+		goto out;
+	}
+	opts.max_errors = 0;
+	out = gumbo_parse_with_options(&opts, utf8, len);
+	if (out == NULL) {
+		x_oom(x);
+		goto out;
+	}
+	if (find_base(out->document, page_url, x) < 0)
+		goto out;
+	if (scan(&sc, out->document) < 0)
+		goto out;
+	if (x_jsonld_offer(sc.jsonld, x, x->str[LB_F_url][LB_SRC_META] != NULL ?
+			   x->str[LB_F_url][LB_SRC_META] : page_url) < 0)
+		goto out;
+	x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, sc.tw_title, (size_t)-1);
+	x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, sc.tw_desc, (size_t)-1);
+	x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.tw_image, (size_t)-1);
+	if (sc.og_place[0] || sc.og_place[1] || sc.og_place[2]) {
+		struct lb_buf b;
+
+		lb_buf_init(&b, 3 * X_MAX_FIELD);
+		for (k = 0; k < 3; k++)
+			if (sc.og_place[k] != NULL && sc.og_place[k][0] != '\0')
+				lb_buf_printf(&b, NULL, "%s%s", b.len ? ", " : "",
+					      sc.og_place[k]);
+		place = b.data;
+		x_offer(x, LB_F_location, LB_SRC_OPENGRAPH, place, (size_t)-1);
+	}
+	if (!sc.have_h1 && sc.h1_boiler != NULL) {
+		if (h1_text(&sc, sc.h1_boiler, &s) < 0)
+			goto out;
+		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+		free(s);
+	}
+	/* articleBody, else text */
+	for (k = 0; k < 2; k++) {
+		if (sc.micro[k].oom) {
+			x_oom(x);
+			goto out;
+		}
+		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro[k]));
+	}
+	if (x->text[LB_SRC_JSONLD] == NULL && x->text[LB_SRC_BODY] == NULL &&
+	    body_text(&sc) < 0)
+		goto out;
+	rc = x->failed ? -1 : 0;
+out:
+	free(place);
+	x_text_release(&sc.micro[0]);
+	x_text_release(&sc.micro[1]);
+	x_jsonld_free(sc.jsonld);
+	if (out != NULL)
+		gumbo_destroy_output(&opts, out);
+	return rc;
+}

@@ -1,0 +1,252 @@
+/*
+ * project.c - the Project variant (SPEC 2.5, 4.2): each module of a project
+ * links the pages under its `from` path prefix to those under `to`; a page's
+ * answer is the map of every module that has links for it, published under
+ * _projects/<uuid>/ with the project descriptor (API key hashes only).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "linkbot/log.h"
+#include "linkbot/pageid.h"
+#include "linkbot/publish.h"
+#include "linkbot/render.h"
+#include "internal.h"
+
+static const struct lb_object_meta page_meta = {
+	"application/json", "gzip", "public, max-age=86400"
+};
+static const struct lb_object_meta plain_meta = {
+	"application/json", NULL, "public, max-age=300"
+};
+
+/* A module as a job: an endpoint made up from the module's settings. */
+static int module_job(struct link_job *job, struct lb_endpoint *mep,
+		      const struct lb_config *cfg, const struct lb_project *pr,
+		      const struct lb_module *mod)
+{
+	size_t n = strlen(cfg->state_dir) + strlen(pr->client->id) +
+		   strlen(pr->uuid) + strlen(mod->id) + 32;
+
+	memset(job, 0, sizeof(*job));
+	memset(mep, 0, sizeof(*mep));
+	mep->id = mod->id;
+	mep->variant = LB_VARIANT_STANDARD;
+	mep->links = mod->links;
+	mep->min_incoming = mod->links;
+	mep->random_completion = 1;
+	job->client_id = pr->uuid;
+	job->id = mod->id;
+	job->source.path_prefix = mod->from;
+	job->target.path_prefix = mod->to;
+	job->ep = mep;
+	job->links_path = malloc(n);
+	if (job->links_path == NULL)
+		return -1;
+	snprintf(job->links_path, n, "%s/%s/_projects/%s/%s.tsv",
+		 cfg->state_dir, pr->client->id, pr->uuid, mod->id);
+	return 0;
+}
+
+int pipeline_build_project(const struct lb_config *cfg,
+			   const struct lb_project *pr,
+			   const struct pages *pages,
+			   const struct lb_run_opts *opts,
+			   struct lb_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < pr->n_modules; i++) {
+		struct link_job job;
+		struct lb_endpoint mep;
+		int rc;
+
+		if (module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0)
+			return lb_error_set(err, LB_ENOMEM, "out of memory");
+		rc = pipeline_build(&job, pages, opts, err);
+		link_job_release(&job);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct maps {
+	const struct pages *pages;
+	const struct lb_module *mod;
+	cJSON **map;		/* per page index: the page's module map */
+	struct lb_error *err;
+};
+
+static void add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+	if (v != NULL)
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+static int visit_module_links(const struct lb_doc *src,
+			      const struct lb_render_link *links, size_t n,
+			      void *arg)
+{
+	struct maps *m = arg;
+	long si = pages_find(m->pages, src->url);
+	cJSON *mo, *arr;
+	size_t i;
+
+	if (si < 0)
+		return 0;
+	if (m->map[si] == NULL && (m->map[si] = cJSON_CreateObject()) == NULL)
+		return lb_error_set(m->err, LB_ENOMEM, "out of memory");
+	mo = cJSON_AddObjectToObject(m->map[si], m->mod->id);
+	if (mo == NULL)
+		return lb_error_set(m->err, LB_ENOMEM, "out of memory");
+	cJSON_AddStringToObject(mo, "from", m->mod->from);
+	cJSON_AddStringToObject(mo, "to", m->mod->to);
+	arr = cJSON_AddArrayToObject(mo, "links");
+	for (i = 0; arr != NULL && i < n; i++) {
+		cJSON *l = cJSON_CreateObject();
+		if (l == NULL)
+			return lb_error_set(m->err, LB_ENOMEM, "out of memory");
+		cJSON_AddStringToObject(l, "url", links[i].doc->url);
+		add_str_or_null(l, "title", links[i].doc->title);
+		add_str_or_null(l, "description", links[i].doc->description);
+		add_str_or_null(l, "image_url", links[i].doc->image_url);
+		cJSON_AddItemToArray(arr, l);
+	}
+	return 0;
+}
+
+static int put_project_descriptor(struct lb_publish *pub,
+				  const struct lb_project *pr,
+				  const struct lb_run_opts *opts,
+				  struct lb_error *err)
+{
+	cJSON *o = cJSON_CreateObject(), *keys, *mods;
+	char when[32], *json;
+	time_t now = opts->now ? opts->now : time(NULL);
+	struct tm tm;
+	size_t i;
+	int rc;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	keys = cJSON_AddArrayToObject(o, "key_sha256");
+	for (i = 0; keys != NULL && i < pr->key_sha256.n; i++)
+		cJSON_AddItemToArray(keys,
+				     cJSON_CreateString(pr->key_sha256.v[i]));
+	cJSON_AddStringToObject(o, "state", "active");
+	mods = cJSON_AddArrayToObject(o, "modules");
+	for (i = 0; mods != NULL && i < pr->n_modules; i++) {
+		cJSON *m = cJSON_CreateObject();
+		cJSON_AddStringToObject(m, "id", pr->modules[i].id);
+		cJSON_AddStringToObject(m, "from", pr->modules[i].from);
+		cJSON_AddStringToObject(m, "to", pr->modules[i].to);
+		cJSON_AddItemToArray(mods, m);
+	}
+	cJSON_AddStringToObject(o, "updated", when);
+	json = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (json == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	rc = publish_add(pub, "project.json", json, strlen(json), &plain_meta,
+			 err);
+	free(json);
+	return rc;
+}
+
+/* Renders, gzips and adds each page's module map. */
+static int add_maps(struct lb_publish *pub, const struct pages *pages,
+		    cJSON **map, struct lb_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < pages->n; i++) {
+		char id[LB_PAGEID_LEN + 1], key[64], *json, *gz = NULL;
+		size_t gzlen = 0;
+		struct lb_error perr;
+		int rc;
+
+		if (map[i] == NULL)
+			continue;
+		lb_error_init(&perr);
+		if (pageid_of_url(pages->rec[i].doc.url, NULL, id, &perr) < 0) {
+			log_warnx("skipping '%s': %s", pages->rec[i].doc.url,
+				  perr.msg);
+			continue;
+		}
+		if ((json = cJSON_PrintUnformatted(map[i])) == NULL)
+			return lb_error_set(err, LB_ENOMEM, "out of memory");
+		rc = lb_gzip(json, strlen(json), &gz, &gzlen, err);
+		free(json);
+		if (rc < 0)
+			return -1;
+		snprintf(key, sizeof(key), "pages/%s.json", id);
+		rc = publish_add(pub, key, gz, gzlen, &page_meta, err);
+		free(gz);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int pipeline_publish_project(const struct lb_config *cfg,
+			     const struct lb_project *pr,
+			     const struct pages *pages, struct lb_store *store,
+			     const struct lb_run_opts *opts,
+			     struct lb_error *err)
+{
+	struct lb_publish *pub = NULL;
+	struct lb_publish_stats ps;
+	struct maps m;
+	char folder[128];
+	size_t i;
+	int rc = -1;
+
+	memset(&m, 0, sizeof(m));
+	m.pages = pages;
+	m.err = err;
+	m.map = calloc(pages->n ? pages->n : 1, sizeof(*m.map));
+	snprintf(folder, sizeof(folder), "_projects/%s", pr->uuid);
+	if (m.map == NULL || (pub = publish_new(folder)) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < pr->n_modules; i++) {
+		struct link_job job;
+		struct lb_endpoint mep;
+		int r;
+
+		if (module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		m.mod = &pr->modules[i];
+		r = pipeline_read_links(job.links_path, pages,
+					(size_t)m.mod->links,
+					visit_module_links, &m, err);
+		link_job_release(&job);
+		if (r < 0)
+			goto out;
+	}
+	if (add_maps(pub, pages, m.map, err) < 0 ||
+	    put_project_descriptor(pub, pr, opts, err) < 0)
+		goto out;
+	memset(&ps, 0, sizeof(ps));
+	if (publish_commit(pub, store, opts->dry_run, &ps, err) < 0)
+		goto out;
+	log_info("%s: %ld objects, %ld uploaded, %ld deleted, %ld unchanged",
+		 folder, ps.objects, ps.uploaded, ps.deleted, ps.unchanged);
+	rc = 0;
+out:
+	for (i = 0; m.map != NULL && i < pages->n; i++)
+		cJSON_Delete(m.map[i]);
+	free(m.map);
+	publish_free(pub);
+	return rc;
+}

@@ -1,0 +1,420 @@
+/*
+ * relate.c - stage 3 entry point: docs -> vectors -> exact top-M.
+ *
+ * The vectors are computed over the union of the source and target pages
+ * (a source that is also a target, by in->self, is one row), so that both
+ * sides live in one space. Then, per language group when the endpoint is
+ * multi-language (else one group), the group's source and target rows are
+ * gathered and handed to relate_topm(); its targets are mapped back to the
+ * endpoint's target indexes. Groups keep the global order of their pages,
+ * so ties still go to the lower target index.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linkbot/log.h"
+
+#include "linkbot/relate.h"
+#include "relate_int.h"
+
+#define DIM_MAX 256
+#define SMOOTH_K 10
+#define SMOOTH_MAX 50000	/* pages; automatic smoothing up to this */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Language group key: primary subtag, lower case; "" when unknown. */
+static void lang_group(const char *lang, char key[16])
+{
+	size_t i = 0;
+
+	if (lang)
+		for (; lang[i] && lang[i] != '-' && lang[i] != '_' && i < 15;
+		     i++)
+			key[i] = (char)tolower((unsigned char)lang[i]);
+	key[i] = '\0';
+}
+
+int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
+		       size_t *end)
+{
+	if (n == 0 || i >= n)
+		return -1;
+	*begin = (size_t)((unsigned __int128)n_src * i / n);
+	*end = (size_t)((unsigned __int128)n_src * (i + 1) / n);
+	return 0;
+}
+
+/* LSA dimensions for n pages when the caller did not choose: 2 sqrt(n),
+ * within [16, 256] (bench/RESULTS.md: small sites lose precision with
+ * more dimensions, because rare terms come back as noise). */
+static size_t auto_dim(size_t n)
+{
+	size_t k = (size_t)(2 * sqrt((double)n));
+
+	if (k < 16)
+		k = 16;
+	return k > DIM_MAX ? DIM_MAX : k;
+}
+
+/*
+ * Neighbour smoothing: each page's vector plus the similarity-weighted
+ * mean of its SMOOTH_K nearest pages' vectors, then unit length again.
+ * Topics are sharper after it: a page borrows the vocabulary of its close
+ * neighbours, so two pages on one topic that share few words still meet
+ * through the pages between them (pseudo-relevance feedback, applied to
+ * every page). One extra exact top-K pass over all pages, so every shard
+ * computes the same vectors; the cost doubles, hence off above SMOOTH_MAX
+ * pages unless asked for. Gain measured in bench/RESULTS.md.
+ */
+static int smooth(float *vec, size_t n, size_t d, int threads,
+		  struct lb_error *err)
+{
+	struct lb_candidates nb;
+	float *nv;
+	size_t r, q, j, k = SMOOTH_K;
+
+	if (relate_topm(vec, n, vec, n, d, NULL, k, 0, 0, threads, &nb,
+			err) == -1)
+		return -1;
+	nv = malloc((n * d + 1) * sizeof(*nv));
+	if (nv == NULL) {
+		lb_candidates_release(&nb);
+		return lb_error_set(err, LB_ENOMEM, "smoothing");
+	}
+	memcpy(nv, vec, n * d * sizeof(*nv));
+	for (r = 0; r < n; r++)
+		for (q = 0; q < k; q++) {
+			uint32_t t = nb.target[r * k + q];
+			float w = nb.score[r * k + q] / (float)k;
+
+			if (t == LB_NO_TARGET || !(w > 0))
+				continue;
+			for (j = 0; j < d; j++)
+				nv[r * d + j] += w * vec[t * d + j];
+		}
+	rows_normalize(nv, n, d);
+	memcpy(vec, nv, n * d * sizeof(*nv));
+	free(nv);
+	lb_candidates_release(&nb);
+	return 0;
+}
+
+/* Exact sparse cosine top-M (the plain TF-IDF baseline). */
+static int sparse_topm(const struct csr *x, const size_t *srow,
+		       size_t n_tgt, const long *self, const char *const *grp,
+		       size_t m, size_t rb, size_t re,
+		       struct lb_candidates *out, struct lb_error *err)
+{
+	size_t *cptr = NULL, *cnt = NULL, i, p, j;
+	uint32_t *crow = NULL;
+	float *cval = NULL, *acc = NULL;
+	int rc = -1;
+
+	/* inverted index of the target rows */
+	cptr = calloc(x->n_cols + 1, sizeof(*cptr));
+	cnt = calloc(x->n_cols + 1, sizeof(*cnt));
+	crow = malloc((x->ptr[n_tgt] + 1) * sizeof(*crow));
+	cval = malloc((x->ptr[n_tgt] + 1) * sizeof(*cval));
+	acc = malloc((n_tgt + 1) * sizeof(*acc));
+	if (!cptr || !cnt || !crow || !cval || !acc)
+		goto nomem;
+	for (p = 0; p < x->ptr[n_tgt]; p++)
+		cptr[x->col[p] + 1]++;
+	for (j = 0; j < x->n_cols; j++)
+		cptr[j + 1] += cptr[j];
+	for (i = 0; i < n_tgt; i++)
+		for (p = x->ptr[i]; p < x->ptr[i + 1]; p++) {
+			size_t at = cptr[x->col[p]] + cnt[x->col[p]]++;
+
+			crow[at] = (uint32_t)i;
+			cval[at] = x->val[p];
+		}
+	for (i = rb; i < re; i++) {
+		size_t r = srow[i], k;
+		uint32_t *ot = out->target + (i - rb) * m;
+		float *os = out->score + (i - rb) * m;
+
+		memset(acc, 0, n_tgt * sizeof(*acc));
+		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++) {
+			uint32_t c = x->col[p];
+
+			for (k = cptr[c]; k < cptr[c + 1]; k++)
+				acc[crow[k]] += x->val[p] * cval[k];
+		}
+		/* insertion into the sorted row: fine for the baseline */
+		for (j = 0; j < n_tgt; j++) {
+			size_t q;
+
+			if ((self && self[i] == (long)j) ||
+			    (grp && strcmp(grp[n_tgt + i], grp[j]) != 0))
+				continue;
+			if (ot[m - 1] != LB_NO_TARGET && acc[j] <= os[m - 1])
+				continue;
+			for (q = m - 1; q > 0 && (ot[q - 1] == LB_NO_TARGET ||
+						  acc[j] > os[q - 1]); q--) {
+				ot[q] = ot[q - 1];
+				os[q] = os[q - 1];
+			}
+			ot[q] = (uint32_t)j;
+			os[q] = acc[j];
+		}
+	}
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "TF-IDF candidates");
+out:
+	free(cptr);
+	free(cnt);
+	free(crow);
+	free(cval);
+	free(acc);
+	return rc;
+}
+
+int relate_candidates(const struct lb_relate_input *in,
+		      const struct lb_relate_opts *opts,
+		      struct lb_candidates *out, struct lb_error *err)
+{
+	const struct lb_doc **docs = NULL;
+	size_t *srow = NULL, n_docs, i, j, d = 0, m = opts->m;
+	size_t rb = opts->row_begin, re = opts->row_end;
+	float *vec = NULL, *sv = NULL, *tv = NULL;
+	char (*key)[16] = NULL;
+	const char **grp = NULL;
+	size_t *gs = NULL, *gt = NULL;
+	long *gself = NULL;
+	uint32_t *done = NULL;
+	struct csr x = { 0 };
+	int same = in->n_src == in->n_tgt, rc = -1;
+	double tm[4];
+	int nthreads = opts->threads > 0 ? opts->threads :
+		       (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	tm[0] = now_s();
+	memset(out, 0, sizeof(*out));
+	if (rb == 0 && re == 0)
+		re = in->n_src;
+	if (rb > re || re > in->n_src)
+		return lb_error_set(err, LB_EUSAGE,
+				    "row range [%zu, %zu) outside %zu sources",
+				    rb, re, in->n_src);
+	for (i = 0; same && i < in->n_src; i++)
+		same = in->src[i] == in->tgt[i];
+
+	/* the union of pages, targets first */
+	n_docs = in->n_tgt;
+	docs = malloc((in->n_tgt + in->n_src + 1) * sizeof(*docs));
+	srow = malloc((in->n_src + 1) * sizeof(*srow));
+	gself = malloc((in->n_src + 1) * sizeof(*gself));
+	if (docs == NULL || srow == NULL || gself == NULL)
+		goto nomem;
+	memcpy(docs, in->tgt, in->n_tgt * sizeof(*docs));
+	for (i = 0; i < in->n_src; i++) {
+		if (same)
+			srow[i] = i;
+		else if (in->self && in->self[i] >= 0 &&
+			 (size_t)in->self[i] < in->n_tgt)
+			srow[i] = (size_t)in->self[i];
+		else {
+			srow[i] = n_docs;
+			docs[n_docs++] = in->src[i];
+		}
+	}
+
+	if (opts->method == LB_RELATE_TFIDF) {
+		/* the baseline works on the sparse vectors directly */
+		const char **g = NULL;
+
+		if (text_vectors(docs, n_docs, 1, &x, err) == -1)
+			goto out;
+		if (lb_candidates_init(out, re - rb, m) == -1)
+			goto nomem;
+		if (in->multi_language) {
+			key = malloc((n_docs + 1) * sizeof(*key));
+			grp = malloc((in->n_tgt + in->n_src + 1) *
+				     sizeof(*grp));
+			if (key == NULL || grp == NULL)
+				goto nomem;
+			for (i = 0; i < n_docs; i++)
+				lang_group(docs[i]->language, key[i]);
+			for (i = 0; i < in->n_tgt; i++)
+				grp[i] = key[i];
+			for (i = 0; i < in->n_src; i++)
+				grp[in->n_tgt + i] = key[srow[i]];
+			g = grp;
+		}
+		for (i = 0; i < in->n_src; i++)
+			gself[i] = same ? (long)i :
+				   in->self ? in->self[i] : -1;
+		if (m && sparse_topm(&x, srow, in->n_tgt, gself, g, m, rb, re,
+				     out, err) == -1)
+			goto out;
+		rc = 0;
+		goto out;
+	}
+
+	if (opts->method == LB_RELATE_EMBED) {
+		if (opts->embed == NULL) {
+			lb_error_set(err, LB_EUSAGE,
+				     "embeddings method without a server");
+			goto out;
+		}
+		if (embed_vectors(docs, n_docs, opts->embed, &vec, &d, err) ==
+		    -1)
+			goto out;
+	} else {
+		d = opts->dim ? opts->dim : auto_dim(n_docs);
+		if (text_vectors(docs, n_docs, 0, &x, err) == -1)
+			goto out;
+		tm[1] = now_s();
+		log_debug("relate: %zu pages, %zu terms, %zu entries in %.2f s",
+			  n_docs, x.n_cols, x.ptr[n_docs], tm[1] - tm[0]);
+		if (lsa_project(&x, &d, opts->seed, nthreads, &vec, err) == -1)
+			goto out;
+		csr_release(&x);
+		tm[2] = now_s();
+		log_debug("relate: LSA to %zu dimensions in %.2f s", d,
+			  tm[2] - tm[1]);
+		if ((opts->smooth > 0 ||
+		     (opts->smooth == 0 && n_docs <= SMOOTH_MAX)) &&
+		    smooth(vec, n_docs, d, opts->threads, err) == -1)
+			goto out;
+		log_debug("relate: smoothing in %.2f s", now_s() - tm[2]);
+	}
+	tm[3] = now_s();
+	if (d == 0)
+		d = 1;	/* no terms at all: zero vectors, scores 0 */
+
+	/* language groups (one group unless multi-language) */
+	if (lb_candidates_init(out, re - rb, m) == -1)
+		goto nomem;
+	key = malloc((n_docs + 1) * sizeof(*key));
+	gs = malloc((in->n_src + 1) * sizeof(*gs));
+	gt = malloc((in->n_tgt + 1) * sizeof(*gt));
+	done = calloc(in->n_src + in->n_tgt + 1, sizeof(*done));
+	sv = malloc((in->n_src + 1) * d * sizeof(*sv));
+	tv = malloc((in->n_tgt + 1) * d * sizeof(*tv));
+	if (!key || !gs || !gt || !done || !sv || !tv)
+		goto nomem;
+	for (i = 0; i < n_docs; i++) {
+		if (in->multi_language)
+			lang_group(docs[i]->language, key[i]);
+		else
+			key[i][0] = '\0';
+	}
+	/* done[]: targets, then sources, already placed in a group */
+	for (i = 0; i < in->n_tgt + in->n_src; i++) {
+		const char *k;
+		size_t ns = 0, nt = 0, a, b, s;
+		struct lb_candidates part;
+		long *pos;
+
+		if (done[i])
+			continue;
+		k = i < in->n_tgt ? key[i] : key[srow[i - in->n_tgt]];
+		for (j = 0; j < in->n_tgt; j++)
+			if (!done[j] && strcmp(key[j], k) == 0) {
+				done[j] = 1;
+				gt[nt] = j;
+				memcpy(tv + nt * d, vec + j * d,
+				       d * sizeof(*tv));
+				nt++;
+			}
+		for (j = 0; j < in->n_src; j++)
+			if (!done[in->n_tgt + j] &&
+			    strcmp(key[srow[j]], k) == 0) {
+				done[in->n_tgt + j] = 1;
+				gs[ns++] = j;
+			}
+		if (ns == 0)
+			continue;
+		/* sources of the group within [rb, re): a contiguous run */
+		for (a = 0; a < ns && gs[a] < rb; a++)
+			;
+		for (b = a; b < ns && gs[b] < re; b++)
+			;
+		if (a == b || nt == 0)
+			continue;
+		/* self in group-local target indexes (gt is sorted) */
+		pos = gself;
+		for (s = 0; s < ns; s++) {
+			long t = same ? (long)gs[s] :
+				 in->self ? in->self[gs[s]] : -1;
+			size_t lo = 0, hi = nt;
+
+			pos[s] = -1;
+			if (t < 0)
+				continue;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (gt[mid] < (size_t)t)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < nt && gt[lo] == (size_t)t)
+				pos[s] = (long)lo;
+		}
+		if (same) {
+			/* the group's sources are its targets: symmetric */
+			if (relate_topm(tv, nt, tv, nt, d, NULL, m, a, b,
+					opts->threads, &part, err) == -1)
+				goto out;
+		} else {
+			for (s = 0; s < ns; s++)
+				memcpy(sv + s * d, vec + srow[gs[s]] * d,
+				       d * sizeof(*sv));
+			if (relate_topm(sv, ns, tv, nt, d, pos, m, a, b,
+					opts->threads, &part, err) == -1)
+				goto out;
+		}
+		for (s = a; s < b; s++) {
+			size_t r = gs[s] - rb;
+
+			for (j = 0; j < m; j++) {
+				uint32_t t = part.target[(s - a) * m + j];
+
+				out->target[r * m + j] =
+					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
+				out->score[r * m + j] =
+					part.score[(s - a) * m + j];
+			}
+		}
+		lb_candidates_release(&part);
+	}
+	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
+		  now_s() - tm[3]);
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "candidates of %zu pages", in->n_src);
+out:
+	if (rc == -1)
+		lb_candidates_release(out);
+	csr_release(&x);
+	free(docs);
+	free(srow);
+	free(vec);
+	free(sv);
+	free(tv);
+	free(key);
+	free(grp);
+	free(gs);
+	free(gt);
+	free(gself);
+	free(done);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * relate_int.h - (internal to relate/) the pieces behind relate.h:
+ * text -> weighted sparse term vectors (text.c), sparse -> dense semantic
+ * vectors (lsa.c), external embeddings (embed.c), stop words (stopwords.c).
+ */
+#ifndef LINKBOT_RELATE_INT_H
+#define LINKBOT_RELATE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linkbot/doc.h"
+#include "linkbot/error.h"
+#include "linkbot/relate.h"
+
+/* Sparse rows (CSR): row i has entries ptr[i] .. ptr[i+1]-1. */
+struct csr {
+	size_t n_rows, n_cols;
+	size_t *ptr;		/* n_rows + 1 */
+	uint32_t *col;		/* sorted within a row */
+	float *val;
+};
+
+void csr_release(struct csr *x);
+
+/*
+ * Weighted term vectors of docs, one unit-length row per doc (a doc
+ * without terms gives an empty row). plain = 1: the baseline, tokens of
+ * title and text, raw tf * log(N / df), no stemming, stop words or field
+ * weights. plain = 0: the full weighting of docs/relate.md.
+ */
+int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
+		 struct csr *out, struct lb_error *err);
+
+/*
+ * Splits s into normalised tokens (NFKC, case folded, stop words out,
+ * stemmed for lang) and calls fn for each. For tests and the tools.
+ */
+int text_tokens(const char *s, const char *lang,
+		void (*fn)(const char *tok, size_t len, void *arg), void *arg,
+		struct lb_error *err);
+
+/* 1 if word (case folded, UTF-8) is a stop word of lang ("en", ...). */
+int stopword_is(const char *lang, const char *word, size_t len);
+
+/*
+ * Dense unit rows (n_rows x k, row-major) from x by randomized truncated
+ * SVD: rows of U_k S_k, centred. *k is in: wanted, out: kept. threads as
+ * in lb_relate_opts. Caller frees *out.
+ */
+int lsa_project(const struct csr *x, size_t *k, uint64_t seed, int threads,
+		float **out, struct lb_error *err);
+
+/*
+ * Dense unit rows from an OpenAI-compatible embeddings server, cached by
+ * content hash. *dim out. Caller frees *out.
+ */
+int embed_vectors(const struct lb_doc *const *docs, size_t n,
+		  const struct lb_relate_embed *cfg, float **out, size_t *dim,
+		  struct lb_error *err);
+
+/* Normalise n rows of length d to unit length (zero rows stay zero). */
+void rows_normalize(float *v, size_t n, size_t d);
+
+/* splitmix64 */
+uint64_t relate_rand(uint64_t *state);
+
+#endif

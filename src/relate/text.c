@@ -1,0 +1,550 @@
+/*
+ * text.c - page text to weighted sparse term vectors.
+ *
+ * Design notes
+ *
+ * Tokens: each field is mapped by utf8proc to NFKC with case folding and
+ * default-ignorables removed, then cut into runs of letters, marks and
+ * digits. Runs of only digits and runs shorter than two code points are
+ * dropped, except ideographs and kana, which are tokens one character each
+ * (those scripts do not separate words by spaces). Tokens are checked
+ * against the stop words of the page's language and stemmed with the
+ * Snowball stemmer of that language when libstemmer ships one ("en",
+ * "pt-BR" -> "pt", ...). Unknown languages keep the unstemmed tokens.
+ *
+ * Weights (full mode): a term's frequency in a page is the weighted count
+ * over its fields (title 3, description 2, URL path words 2, text 1), then
+ * saturated BM25-style, tf (k1 + 1) / (tf + k1 (1 - b + b len / avglen)),
+ * times idf = ln(1 + (N - df + 0.5) / (df + 0.5)). A term found in more
+ * than a quarter of the pages is damped linearly to zero at three
+ * quarters, so that one generic word ("blog", a site name) cannot make
+ * every page related. Terms of one page only are dropped: they cannot
+ * relate two pages and only shrink every cosine; past the 131072 terms
+ * of highest document frequency, terms are dropped too (the LSA step keeps
+ * terms x 266 floats twice). Rows are unit length.
+ *
+ * Plain mode (the baseline of the benchmarks): title and text, raw tf
+ * times ln(N / df), no stop words, no stemming, no field weights.
+ *
+ * Memory: the vocabulary (one hash table) and the CSR matrix, O(tokens).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libstemmer.h>
+#include <utf8proc.h>
+
+#include "relate_int.h"
+
+#define TOK_MAX 64		/* bytes; longer runs are not words */
+#define LANG_MAX 32
+#ifndef VOCAB_MAX
+#define VOCAB_MAX 131072	/* terms kept (LSA memory is terms x 266) */
+#endif
+
+void csr_release(struct csr *x)
+{
+	free(x->ptr);
+	free(x->col);
+	free(x->val);
+	memset(x, 0, sizeof(*x));
+}
+
+/* ---- stemmers, one per language seen ---- */
+
+struct stemmers {
+	char lang[LANG_MAX][8];
+	struct sb_stemmer *st[LANG_MAX];
+	size_t n;
+};
+
+/* Primary subtag, lower case: "pt-BR" -> "pt". */
+static void lang_key(const char *lang, char key[8])
+{
+	size_t i = 0;
+
+	if (lang)
+		for (; lang[i] && lang[i] != '-' && lang[i] != '_' && i < 7;
+		     i++)
+			key[i] = (char)tolower((unsigned char)lang[i]);
+	key[i] = '\0';
+}
+
+static struct sb_stemmer *stemmer_get(struct stemmers *s, const char *lang)
+{
+	char key[8];
+	size_t i;
+
+	lang_key(lang, key);
+	if (key[0] == '\0')
+		return NULL;
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->lang[i], key) == 0)
+			return s->st[i];
+	if (s->n == LANG_MAX)
+		return NULL;
+	memcpy(s->lang[s->n], key, sizeof(key));
+	s->st[s->n] = sb_stemmer_new(key, "UTF_8");
+	return s->st[s->n++];
+}
+
+static void stemmers_release(struct stemmers *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->st[i])
+			sb_stemmer_delete(s->st[i]);
+	s->n = 0;
+}
+
+/* ---- tokenizer ---- */
+
+typedef void tok_fn(const char *tok, size_t len, void *arg);
+
+static int is_cjk(utf8proc_int32_t c)
+{
+	return (c >= 0x3040 && c <= 0x30ff) ||	/* kana */
+	       (c >= 0x3400 && c <= 0x4dbf) ||	/* CJK ext A */
+	       (c >= 0x4e00 && c <= 0x9fff) ||	/* CJK unified */
+	       (c >= 0xf900 && c <= 0xfaff) ||	/* compatibility */
+	       (c >= 0x20000 && c <= 0x2fa1f);
+}
+
+static int is_word(utf8proc_int32_t c)
+{
+	switch (utf8proc_category(c)) {
+	case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL:
+	case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
+	case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN:
+	case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME:
+	case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL:
+	case UTF8PROC_CATEGORY_NO:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct tok_ctx {
+	struct sb_stemmer *stem;	/* or NULL */
+	const char *lang;
+	int stop;			/* drop stop words */
+	tok_fn *fn;
+	void *arg;
+};
+
+static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
+		 int digits_only)
+{
+	const sb_symbol *st;
+
+	if (len > TOK_MAX || digits_only || ncp < 2)
+		return;
+	if (t->stop && stopword_is(t->lang, w, len))
+		return;
+	if (t->stem) {
+		st = sb_stemmer_stem(t->stem, (const sb_symbol *)w, (int)len);
+		if (st && sb_stemmer_length(t->stem) > 0) {
+			t->fn((const char *)st,
+			      (size_t)sb_stemmer_length(t->stem), t->arg);
+			return;
+		}
+	}
+	t->fn(w, len, t->arg);
+}
+
+static int tokenize(const char *s, struct tok_ctx *t)
+{
+	utf8proc_uint8_t *norm = NULL;
+	utf8proc_ssize_t n, i = 0;
+	char w[TOK_MAX + 8];
+	size_t len = 0, ncp = 0;
+	int digits = 1, over = 0;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	n = utf8proc_map((const utf8proc_uint8_t *)s, 0, &norm,
+			 UTF8PROC_NULLTERM | UTF8PROC_STABLE |
+			 UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+			 UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
+	if (n < 0)
+		return -1;	/* invalid UTF-8: the caller skips the field */
+	while (i <= n) {
+		utf8proc_int32_t c = -1;
+		utf8proc_ssize_t k = 0;
+
+		if (i < n) {
+			k = utf8proc_iterate(norm + i, n - i, &c);
+			if (k <= 0) {
+				k = 1;
+				c = -1;
+			}
+		}
+		if (c >= 0 && is_cjk(c)) {
+			/* flush, then the ideograph alone */
+			if (!over)
+				emit(t, w, len, ncp, digits);
+			len = ncp = 0;
+			digits = 1;
+			over = 0;
+			t->fn((const char *)norm + i, (size_t)k, t->arg);
+		} else if (c >= 0 && is_word(c)) {
+			if (len + (size_t)k <= TOK_MAX) {
+				memcpy(w + len, norm + i, (size_t)k);
+				len += (size_t)k;
+			} else {
+				over = 1;
+			}
+			ncp++;
+			if (c < '0' || c > '9')
+				digits = 0;
+		} else {
+			if (len && !over)
+				emit(t, w, len, ncp, digits);
+			len = ncp = 0;
+			digits = 1;
+			over = 0;
+		}
+		i += k ? k : 1;
+	}
+	free(norm);
+	return 0;
+}
+
+int text_tokens(const char *s, const char *lang,
+		void (*fn)(const char *tok, size_t len, void *arg), void *arg,
+		struct lb_error *err)
+{
+	struct stemmers sm = { .n = 0 };
+	struct tok_ctx t = { .lang = lang, .stop = 1, .fn = fn, .arg = arg };
+	int rc;
+
+	t.stem = stemmer_get(&sm, lang);
+	rc = tokenize(s, &t);
+	stemmers_release(&sm);
+	if (rc == -1)
+		return lb_error_set(err, LB_EINVALID, "text is not UTF-8");
+	return 0;
+}
+
+/* ---- vocabulary ---- */
+
+struct term {
+	char *s;		/* NULL: empty slot */
+	uint32_t len, id;
+};
+
+struct vocab {
+	struct term *slot;
+	size_t cap, n;		/* cap a power of two */
+	uint32_t *df;		/* by id */
+	uint32_t *last;		/* by id: last doc + 1 that counted df */
+	size_t df_cap;
+};
+
+static uint64_t hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int vocab_grow(struct vocab *v)
+{
+	size_t cap = v->cap ? v->cap * 2 : 4096, i;
+	struct term *slot = calloc(cap, sizeof(*slot));
+
+	if (slot == NULL)
+		return -1;
+	for (i = 0; i < v->cap; i++) {
+		size_t j;
+
+		if (v->slot[i].s == NULL)
+			continue;
+		j = hash(v->slot[i].s, v->slot[i].len) & (cap - 1);
+		while (slot[j].s)
+			j = (j + 1) & (cap - 1);
+		slot[j] = v->slot[i];
+	}
+	free(v->slot);
+	v->slot = slot;
+	v->cap = cap;
+	return 0;
+}
+
+/* Id of the term, added when new; -1 on no memory. */
+static long vocab_id(struct vocab *v, const char *s, size_t len)
+{
+	size_t j;
+
+	if (2 * (v->n + 1) > v->cap && vocab_grow(v) == -1)
+		return -1;
+	j = hash(s, len) & (v->cap - 1);
+	while (v->slot[j].s) {
+		if (v->slot[j].len == len && memcmp(v->slot[j].s, s, len) == 0)
+			return v->slot[j].id;
+		j = (j + 1) & (v->cap - 1);
+	}
+	if (v->n == v->df_cap) {
+		size_t cap = v->df_cap ? 2 * v->df_cap : 4096;
+		uint32_t *df = realloc(v->df, cap * sizeof(*df));
+		uint32_t *last;
+
+		if (df == NULL)
+			return -1;
+		v->df = df;
+		last = realloc(v->last, cap * sizeof(*last));
+		if (last == NULL)
+			return -1;
+		v->last = last;
+		v->df_cap = cap;
+	}
+	v->slot[j].s = malloc(len + 1);
+	if (v->slot[j].s == NULL)
+		return -1;
+	memcpy(v->slot[j].s, s, len);
+	v->slot[j].s[len] = '\0';
+	v->slot[j].len = (uint32_t)len;
+	v->slot[j].id = (uint32_t)v->n;
+	v->df[v->n] = 0;
+	v->last[v->n] = 0;
+	return (long)v->n++;
+}
+
+static void vocab_release(struct vocab *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->cap; i++)
+		free(v->slot[i].s);
+	free(v->slot);
+	free(v->df);
+	free(v->last);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- building the matrix ---- */
+
+struct entry {
+	uint32_t id;
+	float w;
+};
+
+struct builder {
+	struct vocab voc;
+	struct entry *e;	/* every (doc, term, field weight) */
+	size_t n, cap;
+	size_t *doc_start;	/* n_docs + 1 */
+	float field_w;
+	int failed;
+};
+
+static void add_token(const char *tok, size_t len, void *arg)
+{
+	struct builder *b = arg;
+	long id;
+
+	if (b->failed)
+		return;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 1 << 16;
+		struct entry *e = realloc(b->e, cap * sizeof(*e));
+
+		if (e == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->e = e;
+		b->cap = cap;
+	}
+	id = vocab_id(&b->voc, tok, len);
+	if (id < 0) {
+		b->failed = 1;
+		return;
+	}
+	b->e[b->n].id = (uint32_t)id;
+	b->e[b->n].w = b->field_w;
+	b->n++;
+}
+
+/* keep[id] = 1 for the terms to use: df >= 2, at most VOCAB_MAX of them. */
+static int vocab_keep(const struct vocab *v, size_t n, unsigned char **out)
+{
+	size_t *hist = calloc(n + 2, sizeof(*hist)), i, total = 0, cut = 2;
+	size_t at_cut = 0;
+	unsigned char *keep = calloc(v->n + 1, 1);
+
+	if (hist == NULL || keep == NULL) {
+		free(hist);
+		free(keep);
+		return -1;
+	}
+	for (i = 0; i < v->n; i++)
+		hist[v->df[i] <= n ? v->df[i] : n]++;
+	/* the lowest df that still fits, counting from the top */
+	for (cut = n; cut >= 2; cut--) {
+		if (total + hist[cut] > VOCAB_MAX)
+			break;
+		total += hist[cut];
+	}
+	if (cut < 2)
+		cut = 1;	/* everything with df >= 2 fits */
+	else
+		at_cut = VOCAB_MAX - total;	/* room left at df == cut */
+	for (i = 0; i < v->n; i++) {
+		if (v->df[i] > cut && v->df[i] >= 2)
+			keep[i] = 1;
+		else if (v->df[i] == cut && cut >= 2 && at_cut) {
+			keep[i] = 1;
+			at_cut--;
+		}
+	}
+	free(hist);
+	*out = keep;
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
+		 struct csr *out, struct lb_error *err)
+{
+	struct builder b;
+	struct stemmers sm = { .n = 0 };
+	double avglen = 0, *len = NULL;
+	unsigned char *keep = NULL;
+	size_t i, j, nnz = 0;
+	int rc = -1;
+
+	memset(&b, 0, sizeof(b));
+	memset(out, 0, sizeof(*out));
+	b.doc_start = malloc((n + 1) * sizeof(*b.doc_start));
+	len = calloc(n ? n : 1, sizeof(*len));
+	if (b.doc_start == NULL || len == NULL)
+		goto nomem;
+
+	/* pass 1: tokens of every doc, term ids, weighted counts, df */
+	for (i = 0; i < n; i++) {
+		const struct lb_doc *d = docs[i];
+		struct tok_ctx t = { .lang = d->language, .stop = !plain,
+				     .fn = add_token, .arg = &b };
+		size_t k, w;
+
+		t.stem = plain ? NULL : stemmer_get(&sm, d->language);
+		b.doc_start[i] = b.n;
+		b.field_w = plain ? 1.0f : 3.0f;
+		tokenize(d->title, &t);
+		if (!plain) {
+			b.field_w = 2.0f;
+			tokenize(d->description, &t);
+			tokenize(d->url_path, &t);
+		}
+		b.field_w = 1.0f;
+		tokenize(d->text, &t);
+		if (b.failed)
+			goto nomem;
+		/* merge duplicates of this doc */
+		if (b.n > b.doc_start[i])
+			qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
+			      sizeof(*b.e), entry_cmp);
+		for (k = w = b.doc_start[i]; k < b.n; k++) {
+			len[i] += b.e[k].w;
+			if (w > b.doc_start[i] && b.e[w - 1].id == b.e[k].id) {
+				b.e[w - 1].w += b.e[k].w;
+				continue;
+			}
+			b.e[w++] = b.e[k];
+			b.voc.df[b.e[k].id]++;
+		}
+		b.n = w;
+		avglen += len[i];
+	}
+	b.doc_start[n] = b.n;
+	avglen = n ? avglen / (double)n : 1;
+	if (avglen <= 0)
+		avglen = 1;
+
+	/* the vocabulary cap: the VOCAB_MAX terms of highest df (ties: first
+	 * seen), so that memory stays bounded on huge sites */
+	if (!plain && vocab_keep(&b.voc, n, &keep) == -1)
+		goto nomem;
+
+	/* pass 2: weights, drop, normalise */
+	for (i = 0; i < n; i++) {
+		double norm = 0;
+		size_t k, w = b.doc_start[i];
+
+		for (k = b.doc_start[i]; k < b.doc_start[i + 1]; k++) {
+			double df = b.voc.df[b.e[k].id], tf = b.e[k].w, x;
+
+			if (plain) {
+				x = tf * log((double)n / df);
+			} else {
+				double share = df / (double)n, damp = 1;
+				const double k1 = 1.2, bb = 0.75;
+
+				if (df < 2 || !keep[b.e[k].id])
+					continue;
+				if (share > 0.25)
+					damp = share >= 0.75 ? 0 :
+					       1 - (share - 0.25) / 0.5;
+				x = tf * (k1 + 1) /
+				    (tf + k1 * (1 - bb + bb * len[i] / avglen));
+				x *= log(1 + (n - df + 0.5) / (df + 0.5)) * damp;
+			}
+			if (x <= 0)
+				continue;
+			b.e[w].id = b.e[k].id;
+			b.e[w].w = (float)x;
+			norm += x * x;
+			w++;
+		}
+		norm = norm > 0 ? 1 / sqrt(norm) : 0;
+		for (k = b.doc_start[i]; k < w; k++)
+			b.e[k].w = (float)(b.e[k].w * norm);
+		len[i] = (double)(w - b.doc_start[i]);	/* now: kept */
+		nnz += w - b.doc_start[i];
+	}
+
+	out->n_rows = n;
+	out->n_cols = b.voc.n;
+	out->ptr = malloc((n + 1) * sizeof(*out->ptr));
+	out->col = malloc((nnz ? nnz : 1) * sizeof(*out->col));
+	out->val = malloc((nnz ? nnz : 1) * sizeof(*out->val));
+	if (out->ptr == NULL || out->col == NULL || out->val == NULL)
+		goto nomem;
+	for (i = 0, j = 0; i < n; i++) {
+		size_t k, kept = (size_t)len[i];
+
+		out->ptr[i] = j;
+		for (k = 0; k < kept; k++, j++) {
+			out->col[j] = b.e[b.doc_start[i] + k].id;
+			out->val[j] = b.e[b.doc_start[i] + k].w;
+		}
+	}
+	out->ptr[n] = j;
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "term vectors of %zu pages", n);
+	csr_release(out);
+out:
+	stemmers_release(&sm);
+	vocab_release(&b.voc);
+	free(b.e);
+	free(b.doc_start);
+	free(len);
+	free(keep);
+	return rc;
+}

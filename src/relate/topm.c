@@ -1,0 +1,485 @@
+/*
+ * topm.c - exact top-M by inner product, blocked sgemm fused with selection.
+ *
+ * Design notes
+ *
+ * Problem: for each source row i in [row_begin, row_end), the M targets j
+ * with the largest s_i . t_j (j != self[i]), best first, ties by the lower
+ * j. N x N scores never exist in memory.
+ *
+ * Grid: sources and targets are cut into blocks of BLK rows. A work item is
+ * one block pair (I, J); it computes C = S_I T_J^T with one single-threaded
+ * cblas_sgemm (BLK x BLK floats, 1 MiB, stays in L2) and immediately scans
+ * C into the per-row selections. The grid depends only on the matrix sizes,
+ * never on the row range or the thread count, and every pair's score comes
+ * from the same sgemm call whatever the range: that is what makes a shard's
+ * rows bit-identical to the same rows of the unsharded run.
+ *
+ * Symmetry: when the targets are the sources (same matrix), only pairs
+ * I <= J are computed. Rows of I take C row-wise; rows of J (J > I) take C
+ * column-wise (the transpose), so each off-diagonal score is computed once
+ * and feeds both rows' selections. Half the flops of the full product.
+ *
+ * Selection: a bounded min-heap of M (score, target) per row, the root the
+ * worst; the order is total (score, then lower target wins), so the result
+ * does not depend on the order in which candidates arrive. The scan keeps
+ * the root score as a threshold, so almost every score costs one compare;
+ * with AVX2 (checked at run time) one compare covers 8 or 16 scores.
+ *
+ * Threads: each thread takes work items from an atomic counter and owns a
+ * private set of heaps for the rows in range; the heaps are merged at the
+ * end (still a total order, so deterministic). OpenBLAS's own threads are
+ * set to 1 meanwhile; the parallelism is ours.
+ *
+ * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
+ * memory threads * R * M * 8 bytes for heaps + threads * BLK^2 * 4 for C.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "linkbot/relate.h"
+#include "relate_int.h"
+
+#ifndef BLK
+#define BLK 512		/* the grid: never depends on ranges or threads */
+#endif
+#ifndef CHUNK
+#define CHUNK 128	/* rows of one sgemm call within a block pair */
+#endif
+
+struct heap_set {
+	size_t m;
+	uint32_t *tgt;		/* rows * m */
+	float *score;		/* rows * m */
+	uint32_t *n;		/* rows: entries used */
+};
+
+/* a worse than b: lower score, or equal score and higher target. */
+static inline int worse(float sa, uint32_t ta, float sb, uint32_t tb)
+{
+	return sa < sb || (sa == sb && ta > tb);
+}
+
+static void heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
+		      float s, uint32_t t)
+{
+	size_t i, c;
+
+	if (*cnt < m) {
+		/* sift up */
+		i = (*cnt)++;
+		while (i > 0) {
+			size_t p = (i - 1) / 2;
+
+			if (!worse(s, t, hs[p], ht[p]))
+				break;
+			hs[i] = hs[p];
+			ht[i] = ht[p];
+			i = p;
+		}
+		hs[i] = s;
+		ht[i] = t;
+		return;
+	}
+	if (!worse(hs[0], ht[0], s, t))
+		return;
+	/* replace root, sift down */
+	i = 0;
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= m)
+			break;
+		if (c + 1 < m && worse(hs[c + 1], ht[c + 1], hs[c], ht[c]))
+			c++;
+		if (!worse(hs[c], ht[c], s, t))
+			break;
+		hs[i] = hs[c];
+		ht[i] = ht[c];
+		i = c;
+	}
+	hs[i] = s;
+	ht[i] = t;
+}
+
+/* Threshold below which a score cannot enter the heap. */
+static inline float heap_floor(const float *hs, uint32_t cnt, size_t m)
+{
+	return cnt < m ? -INFINITY : hs[0];
+}
+
+struct job {
+	const float *src, *tgt;
+	size_t n_src, n_tgt, d, m;
+	const long *self;
+	size_t row_begin, row_end;
+	int symmetric;
+	int avx2;		/* use the AVX2 scans */
+	size_t nb_src, nb_tgt;	/* blocks */
+	size_t n_items;
+	size_t *items;		/* pairs (bi_, bj_) encoded bi_ * nb_tgt + bj_ */
+	atomic_size_t next;
+	struct heap_set *heaps;	/* one per thread */
+};
+
+/* Offer score s of target t to row r's heap; updates the floor. */
+static inline void offer(struct heap_set *h, size_t r, float s, uint32_t t,
+			 float *fl)
+{
+	float *hs = h->score + r * h->m;
+	uint32_t *ht = h->tgt + r * h->m;
+
+	heap_push(hs, ht, h->n + r, h->m, s, t);
+	*fl = heap_floor(hs, h->n[r], h->m);
+}
+
+/*
+ * Row feed: scores c[0..n) of targets j0.. for heap row r, skipping
+ * target skip. The scalar loop is the reference; the AVX2 one below skips
+ * 16 scores at a time when none reaches the floor (the common case once
+ * the heap is full) and then does exactly what the scalar loop does.
+ */
+static void feed_row(struct heap_set *h, size_t r, const float *c,
+		     size_t n, uint32_t j0, long skip)
+{
+	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!(c[j] >= fl) || (long)(j0 + j) == skip)
+			continue;	/* (NaN fails >=) */
+		offer(h, r, c[j], (uint32_t)(j0 + j), &fl);
+	}
+}
+
+/*
+ * Column feed: one row of C (source row `src` of block I) offered to the
+ * heaps of the block's columns, rows j0 + j; fl[j] is each column's floor
+ * (INFINITY for rows outside the range). The skip test uses self.
+ */
+static void feed_cols(struct heap_set *h, const float *ci, size_t n,
+		      size_t j0, size_t rb, uint32_t src, const long *self,
+		      float *fl)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!(ci[j] >= fl[j]))
+			continue;
+		if (self && self[j0 + j] == (long)src)
+			continue;
+		offer(h, j0 + j - rb, ci[j], src, &fl[j]);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+
+__attribute__((target("avx2")))
+static void feed_row_avx2(struct heap_set *h, size_t r, const float *c,
+			  size_t n, uint32_t j0, long skip)
+{
+	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
+	size_t j = 0;
+
+	for (; j + 16 <= n; j += 16) {
+		__m256 f = _mm256_set1_ps(fl);
+		unsigned mask =
+			(unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+				_mm256_loadu_ps(c + j), f, _CMP_GE_OQ)) |
+			(unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+				_mm256_loadu_ps(c + j + 8), f, _CMP_GE_OQ))
+				<< 8;
+
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+
+			mask &= mask - 1;
+			if (!(c[k] >= fl) || (long)(j0 + k) == skip)
+				continue;
+			offer(h, r, c[k], (uint32_t)(j0 + k), &fl);
+		}
+	}
+	for (; j < n; j++) {
+		if (!(c[j] >= fl) || (long)(j0 + j) == skip)
+			continue;
+		offer(h, r, c[j], (uint32_t)(j0 + j), &fl);
+	}
+}
+
+__attribute__((target("avx2")))
+static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
+			   size_t j0, size_t rb, uint32_t src,
+			   const long *self, float *fl)
+{
+	size_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+			_mm256_loadu_ps(ci + j), _mm256_loadu_ps(fl + j),
+			_CMP_GE_OQ));
+
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+
+			mask &= mask - 1;
+			if (self && self[j0 + k] == (long)src)
+				continue;
+			offer(h, j0 + k - rb, ci[k], src, &fl[k]);
+		}
+	}
+	feed_cols(h, ci + j, n - j, j0 + j, rb, src, self, fl + j);
+}
+#endif
+
+static void *worker(void *arg)
+{
+	struct job *jb = ((void **)arg)[0];
+	struct heap_set *h = ((void **)arg)[1];
+	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
+	float *fl = malloc(BLK * sizeof(*fl));
+	size_t it;
+
+	if (c == NULL || fl == NULL)
+		goto out;
+	while ((it = atomic_fetch_add(&jb->next, 1)) < jb->n_items) {
+		size_t bi_ = jb->items[it] / jb->nb_tgt;
+		size_t bj_ = jb->items[it] % jb->nb_tgt;
+		size_t i0 = bi_ * BLK, j0 = bj_ * BLK;
+		size_t bi = jb->n_src - i0 < BLK ? jb->n_src - i0 : BLK;
+		size_t bj = jb->n_tgt - j0 < BLK ? jb->n_tgt - j0 : BLK;
+		size_t i, j;
+		long skip;
+
+		int cols = jb->symmetric && bi_ != bj_ &&
+			   j0 + bj > jb->row_begin && j0 < jb->row_end;
+		size_t c0;
+
+		if (cols)	/* one floor per column for the transposed feed */
+			for (j = 0; j < bj; j++) {
+				size_t row = j0 + j;
+
+				fl[j] = INFINITY;
+				if (row >= jb->row_begin && row < jb->row_end) {
+					size_t r = row - jb->row_begin;
+
+					fl[j] = heap_floor(h->score + r * h->m,
+							   h->n[r], h->m);
+				}
+			}
+		/* CHUNK rows at a time: their scores stay in L2 between the
+		 * sgemm that writes them and the scans that read them */
+		for (c0 = 0; c0 < bi; c0 += CHUNK) {
+			size_t ch = bi - c0 < CHUNK ? bi - c0 : CHUNK;
+
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+				    (int)ch, (int)bj, (int)jb->d, 1.0f,
+				    jb->src + (i0 + c0) * jb->d, (int)jb->d,
+				    jb->tgt + j0 * jb->d, (int)jb->d, 0.0f, c,
+				    (int)bj);
+			/* rows of block I, row-wise */
+			for (i = 0; i < ch; i++) {
+				size_t row = i0 + c0 + i;
+
+				if (row < jb->row_begin || row >= jb->row_end)
+					continue;
+				skip = jb->self ? jb->self[row] :
+				       jb->symmetric ? (long)row : -1;
+#ifdef HAVE_AVX2_PATH
+				if (jb->avx2) {
+					feed_row_avx2(h, row - jb->row_begin,
+						      c + i * bj, bj,
+						      (uint32_t)j0, skip);
+					continue;
+				}
+#endif
+				feed_row(h, row - jb->row_begin, c + i * bj,
+					 bj, (uint32_t)j0, skip);
+			}
+			if (!cols)
+				continue;
+			/* rows of block J from the transpose, streaming C row
+			 * by row so that the scan stays sequential */
+			for (i = 0; i < ch; i++) {
+				uint32_t src = (uint32_t)(i0 + c0 + i);
+#ifdef HAVE_AVX2_PATH
+				if (jb->avx2) {
+					feed_cols_avx2(h, c + i * bj, bj, j0,
+						       jb->row_begin, src,
+						       jb->self, fl);
+					continue;
+				}
+#endif
+				feed_cols(h, c + i * bj, bj, j0, jb->row_begin,
+					  src, jb->self, fl);
+			}
+		}
+	}
+out:
+	free(c);
+	free(fl);
+	return NULL;
+}
+
+static int heaps_init(struct heap_set *h, size_t rows, size_t m)
+{
+	size_t k = rows * m + 1;
+
+	h->m = m;
+	h->tgt = malloc(k * sizeof(*h->tgt));
+	h->score = malloc(k * sizeof(*h->score));
+	h->n = calloc(rows ? rows : 1, sizeof(*h->n));
+	return h->tgt && h->score && h->n ? 0 : -1;
+}
+
+static void heaps_release(struct heap_set *h)
+{
+	free(h->tgt);
+	free(h->score);
+	free(h->n);
+}
+
+struct cand {
+	float s;
+	uint32_t t;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s > y->s ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+int relate_topm(const float *src, size_t n_src, const float *tgt,
+		size_t n_tgt, size_t d, const long *self, size_t m,
+		size_t row_begin, size_t row_end, int threads,
+		struct lb_candidates *out, struct lb_error *err)
+{
+	struct job jb;
+	struct heap_set *hs = NULL;
+	pthread_t *tid = NULL;
+	void **args = NULL;
+	struct cand *tmp = NULL;
+	size_t rows, bi_, bj_, r, t, nt, n_heaps = 0;
+	int rc = -1, blas_threads = openblas_get_num_threads();
+
+	memset(&jb, 0, sizeof(jb));
+	out->target = NULL;
+	out->score = NULL;
+	if (row_begin == 0 && row_end == 0)
+		row_end = n_src;
+	if (row_begin > row_end || row_end > n_src)
+		return lb_error_set(err, LB_EUSAGE,
+				    "row range [%zu, %zu) outside %zu sources",
+				    row_begin, row_end, n_src);
+	if (n_tgt > UINT32_MAX - 1)
+		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	rows = row_end - row_begin;
+	if (lb_candidates_init(out, rows, m) == -1)
+		return lb_error_set(err, LB_ENOMEM, "candidates");
+	if (rows == 0 || m == 0 || n_tgt == 0 || d == 0)
+		return 0;
+
+	nt = threads > 0 ? (size_t)threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (nt < 1)
+		nt = 1;
+	jb.src = src;
+	jb.tgt = tgt;
+	jb.n_src = n_src;
+	jb.n_tgt = n_tgt;
+	jb.d = d;
+	jb.m = m;
+	jb.self = self;
+	jb.row_begin = row_begin;
+	jb.row_end = row_end;
+	jb.symmetric = src == tgt && n_src == n_tgt;
+#ifdef HAVE_AVX2_PATH
+	__builtin_cpu_init();
+	jb.avx2 = __builtin_cpu_supports("avx2") && !getenv("LINKBOT_NO_AVX2");
+#endif
+	jb.nb_src = (n_src + BLK - 1) / BLK;
+	jb.nb_tgt = (n_tgt + BLK - 1) / BLK;
+	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));
+	if (jb.items == NULL)
+		goto nomem;
+	for (bi_ = 0; bi_ < jb.nb_src; bi_++) {
+		int mine = bi_ * BLK < row_end && (bi_ + 1) * BLK > row_begin;
+
+		for (bj_ = jb.symmetric ? bi_ : 0; bj_ < jb.nb_tgt; bj_++) {
+			int theirs = jb.symmetric && bj_ * BLK < row_end &&
+				     (bj_ + 1) * BLK > row_begin;
+
+			if (mine || theirs)
+				jb.items[jb.n_items++] = bi_ * jb.nb_tgt + bj_;
+		}
+	}
+	if (nt > jb.n_items)
+		nt = jb.n_items;
+	hs = calloc(nt, sizeof(*hs));
+	tid = calloc(nt, sizeof(*tid));
+	args = calloc(2 * nt, sizeof(*args));
+	tmp = malloc(nt * m * sizeof(*tmp));
+	if (hs == NULL || tid == NULL || args == NULL || tmp == NULL)
+		goto nomem;
+	for (n_heaps = 0; n_heaps < nt; n_heaps++)
+		if (heaps_init(&hs[n_heaps], rows, m) == -1) {
+			n_heaps++;
+			goto nomem;
+		}
+
+	openblas_set_num_threads(1);
+	for (t = 0; t < nt; t++) {
+		args[2 * t] = &jb;
+		args[2 * t + 1] = &hs[t];
+		if (t > 0 && pthread_create(&tid[t], NULL, worker,
+					    &args[2 * t]) != 0) {
+			/* run what could not start in this thread */
+			nt = t;
+			break;
+		}
+	}
+	worker(&args[0]);
+	for (t = 1; t < nt; t++)
+		pthread_join(tid[t], NULL);
+	openblas_set_num_threads(blas_threads);
+
+	/* merge the threads' heaps, best first */
+	for (r = 0; r < rows; r++) {
+		size_t k = 0, j;
+
+		for (t = 0; t < nt; t++)
+			for (j = 0; j < hs[t].n[r]; j++) {
+				tmp[k].s = hs[t].score[r * m + j];
+				tmp[k].t = hs[t].tgt[r * m + j];
+				k++;
+			}
+		qsort(tmp, k, sizeof(*tmp), cand_cmp);
+		for (j = 0; j < k && j < m; j++) {
+			out->target[r * m + j] = tmp[j].t;
+			out->score[r * m + j] = tmp[j].s;
+		}
+	}
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(err, LB_ENOMEM, "top-M selection for %zu rows", rows);
+	lb_candidates_release(out);
+out:
+	for (t = 0; t < n_heaps; t++)
+		heaps_release(&hs[t]);
+	free(hs);
+	free(tid);
+	free(args);
+	free(tmp);
+	free(jb.items);
+	return rc;
+}

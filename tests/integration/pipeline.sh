@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# End to end through the batch: the demo site served by nginx, `linkbot run`
+# into a directory store, then what a client would get (lookup), the
+# constraint (every page >= k incoming), incremental publish and config errors.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/nginx.sh
+LINKBOT=${LINKBOT:-$PWD/build/linkbot}
+tmp=$(mktemp -d)
+trap 'lb_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+port=$(lb_free_port)
+origin="http://127.0.0.1:$port"
+lb_site_copy examples/site/htdocs "$tmp/site" "$origin"
+lb_origin_start "$tmp/site" "$port" "$PWD/examples/site/nginx-site.conf"
+
+cat >"$tmp/linkbot.yaml" <<YAML
+store: $tmp/public
+state: $tmp/state
+crawl:
+  pages_per_minute: 240
+  allow_private: true
+clients:
+  - id: demo
+    sources:
+      - sitemap_index: $origin/sitemap_index.xml
+    sets:
+      blog: ["127.0.0.1:$port/blog/{slug}/"]
+    endpoints:
+      - id: b2b
+        source: blog
+        links: 8
+        min_incoming: 8
+      - id: ent
+        variant: enterprise
+        source: blog
+        links: 5
+        extra_fields: [description]
+      - id: later
+        source: blog
+        state: pending
+YAML
+
+"$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
+	2>"$tmp/run.log" || { cat "$tmp/run.log"; fail "linkbot run failed"; }
+
+# Every indexable article, and nothing else, has an answer.
+n=$(ls "$tmp/public/demo/b2b/pages" | wc -l)
+[ "$n" -eq 200 ] || fail "expected 200 answers, got $n"
+python3 - "$tmp" <<'PY' || exit 1
+import json, sys, gzip, collections
+tmp = sys.argv[1]
+d = json.load(open(f"{tmp}/public/demo/b2b/endpoint.json"))
+assert d["state"] == "active" and d["variant"] == "standard", d
+assert json.load(open(f"{tmp}/public/demo/later/endpoint.json"))["state"] == "pending"
+indeg = collections.Counter()
+sources = set()
+for line in open(f"{tmp}/state/demo/b2b/links.tsv"):
+    if line.startswith("#"): continue
+    s, t, typ, score = line.rstrip("\n").split("\t")
+    assert s != t, "self link"
+    indeg[t] += 1
+    sources.add(s)
+assert len(sources) == 200, len(sources)
+assert min(indeg[s] for s in sources) >= 8, min(indeg.values())
+for s in sources:
+    assert "noindex" not in s and "-amp" not in s and "old-" not in s, s
+PY
+
+# What a client gets: the page's own answer, 8 distinct links, never itself.
+page="$origin/blog/creating-a-database/"
+"$LINKBOT" lookup --store "$tmp/public" -e demo/b2b "$page" >"$tmp/a.json" 2>"$tmp/status"
+grep -q "HTTP 200" "$tmp/status" || fail "lookup: $(cat "$tmp/status")"
+python3 - "$tmp/a.json" "$page" <<'PY' || exit 1
+import json, sys
+a = json.load(open(sys.argv[1])); page = sys.argv[2]
+links = a["related_links"]
+assert isinstance(a["message"], str) and len(links) == 8, a
+urls = [l["url"] for l in links]
+assert len(set(urls)) == 8 and page not in urls, urls
+for l in links:
+    assert l["type"] in ("related", "random") and l["title"] and l["url_path"].startswith("/blog/"), l
+PY
+# The same page by path only and percent-encoded: the same answer.
+"$LINKBOT" lookup --store "$tmp/public" -e demo/b2b /blog/creating-a-database >"$tmp/b.json" 2>/dev/null
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "path-only lookup differs"
+# Enterprise: 5 links with the extra field.
+"$LINKBOT" lookup --store "$tmp/public" -e demo/ent "$page" >"$tmp/e.json" 2>/dev/null
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); l=a["related_links"]; assert len(l)==5 and all(set(x)>={"type","title","url","url_path"} for x in l), a' "$tmp/e.json"
+# A page that is not indexed: random links from the pool, typed random.
+"$LINKBOT" lookup --store "$tmp/public" -e demo/b2b "$origin/blog/sql-dump/" >"$tmp/r.json" 2>/dev/null
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); l=a["related_links"]; assert len(l)==8 and all(x["type"]=="random" for x in l), a' "$tmp/r.json"
+# Pending endpoint: 204; unknown endpoint: 404 (exit 1).
+"$LINKBOT" lookup --store "$tmp/public" -e demo/later "$page" 2>&1 >/dev/null | grep -q "HTTP 204" || fail "pending is not 204"
+if "$LINKBOT" lookup --store "$tmp/public" -e demo/nope "$page" 2>"$tmp/status" >/dev/null; then fail "unknown endpoint answered"; fi
+grep -q "HTTP 404" "$tmp/status" || fail "unknown endpoint is not 404"
+
+# Incremental: an unchanged publish uploads nothing.
+"$LINKBOT" publish --config "$tmp/linkbot.yaml" --seed 7 2>"$tmp/pub.log"
+grep -q "demo/b2b: .* 0 uploaded" "$tmp/pub.log" || { cat "$tmp/pub.log"; fail "unchanged publish uploaded"; }
+
+# A typo in the config: exit 3, the message names file and line, nothing touched.
+sed 's/endpoints:/endpionts:/' "$tmp/linkbot.yaml" >"$tmp/bad.yaml"
+set +e
+"$LINKBOT" run --config "$tmp/bad.yaml" 2>"$tmp/bad.log"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "bad config exit $rc"
+grep -q "bad.yaml:12: unknown key 'endpionts'.*did you mean 'endpoints'" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "bad config message"; }
+echo "pipeline: ok"

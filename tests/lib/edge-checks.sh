@@ -1,0 +1,242 @@
+# tests/lib/edge-checks.sh - the end-to-end checks of the edge, run by
+# tests/integration/edge-dir.sh (directory store) and edge-s3.sh (s3rver),
+# against the store of edge_fixture_store (tests/lib/edge.sh).
+#
+#   . tests/lib/edge-checks.sh
+#   edge_checks            uses $EDGE_URL, $EDGE_PREFIX; sets $fails
+#   edge_checks_cleanup    (in the caller's EXIT trap)
+
+fails=0
+_t=$(mktemp -d /tmp/lb-edge-checks.XXXXXX)
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+# req [curl args...] URL: fills $status, $_t/h (headers, lower-case names),
+# $_t/b (body as received)
+req() {
+	status=$(curl -s --path-as-is -o "$_t/b" -D "$_t/hr" -w '%{http_code}' "$@")
+	tr -d '\r' <"$_t/hr" | sed 's/^\([^:]*\):/\L\1:/' >"$_t/h"
+}
+hdr() { sed -n "s/^$1: //p" "$_t/h" | head -1; }
+body() { cat "$_t/b"; }
+# jq-free JSON field access
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$_t/b" "$1"; }
+
+expect() { # what status [curl args...] URL
+	local what=$1 want=$2
+	shift 2
+	req "$@"
+	if [ "$status" = "$want" ]; then ok "$what ($status)"; else
+		fail "$what: status $status, want $want: $(head -c 200 "$_t/b")"; fi
+}
+expect_hdr() { # what header value
+	local got
+	got=$(hdr "$2")
+	[ "$got" = "$3" ] || fail "$1: header $2 is '$got', want '$3'"
+}
+expect_json_message() { # what
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d["message"], str) and d["message"]' "$_t/b" 2>/dev/null ||
+		fail "$1: body is not JSON with a message: $(head -c 200 "$_t/b")"
+	[ "$(hdr content-type)" = "application/json" ] || fail "$1: content-type $(hdr content-type)"
+	[ "$(hdr access-control-allow-origin)" = "*" ] || fail "$1: no CORS header"
+}
+
+edge_checks() {
+	local U=$EDGE_URL gz='Accept-Encoding: gzip' u i
+
+	# --- 200: the stored answer, gzip passed through, gunzipped for others
+	expect "200 gzip client" 200 -H "$gz" "$U/acme/blog/related-links?url=https://acme.example/blog/a-post"
+	expect_hdr "200 gzip" content-encoding gzip
+	expect_hdr "200 gzip" content-type application/json
+	expect_hdr "200 gzip" cache-control "public, max-age=86400"
+	expect_hdr "200 gzip" access-control-allow-origin "*"
+	gunzip -c <"$_t/b" | grep -q '"Post B"' || fail "200 gzip: body is not the stored page"
+	expect "200 client without gzip" 200 "$U/acme/blog/related-links?url=https://acme.example/blog/a-post"
+	[ -z "$(hdr content-encoding)" ] || fail "200 plain: content-encoding $(hdr content-encoding)"
+	expect_hdr "200 plain" cache-control "public, max-age=86400"
+	expect_hdr "200 plain" access-control-allow-origin "*"
+	[ "$(jget 'd["related_links"][0]["title"]')" = "Post B" ] || fail "200 plain: body $(body)"
+
+	# --- every accepted form of url finds the same page
+	for u in 'https://acme.example/blog/a-post' 'http://ACME.example:8080/blog/a-post/' \
+		'acme.example/blog/a-post' '/blog/a-post' '/blog/a-post/?utm_source=x&b=2' \
+		'https%3A%2F%2Facme.example%2Fblog%2Fa-post' '%2Fblog%2Fa-post' \
+		'https%253A%252F%252Facme.example%252Fblog%252Fa-post' '/blog/./x/../a-post%23top' \
+		'//acme.example/blog//a-post' '/blog/%61-post'; do
+		for enc in "" "$gz"; do
+			req --compressed ${enc:+-H "$enc"} "$U/acme/blog/related-links?url=$u"
+			if [ "$status" != 200 ] || ! grep -q '"Post B"' "$_t/b"; then
+				fail "url form '$u' ($enc): $status $(head -c 100 "$_t/b")"
+			fi
+		done
+	done
+	ok "url forms"
+	# query parameters: kept only where the endpoint's canonical URLs use them
+	for u in 'https%3A%2F%2Facme.example%2Fitem%3Fid%3D42' '/item%3Futm%3D1%26id%3D42' \
+		'acme.example%2Fitem%3Fid%3D42%26x%3Dy'; do
+		req --compressed "$U/acme/shop/related-links?url=$u"
+		[ "$status" = 200 ] && grep -q '"item 42"' "$_t/b" || fail "query form '$u': $status $(body)"
+	done
+	req --compressed "$U/acme/shop/related-links?url=%2Fitem%3Fid%3D43"
+	grep -q '"item 42"' "$_t/b" && fail "id=43 found the page of id=42"
+	ok "query params"
+
+	# --- 204 pending
+	expect "204 pending" 204 -H "$gz" "$U/acme/soon/related-links?url=/blog/a-post"
+	expect_hdr "204" cache-control no-store
+	[ ! -s "$_t/b" ] || fail "204 has a body"
+
+	# --- 400
+	expect "400 url missing" 400 "$U/acme/blog/related-links"
+	expect_json_message "400 missing"
+	expect "400 url empty" 400 "$U/acme/blog/related-links?url="
+	expect "400 other parameter" 400 "$U/acme/blog/related-links?uri=/blog/a-post"
+	expect "400 ftp scheme" 400 "$U/acme/blog/related-links?url=ftp://acme.example/x"
+	expect "400 userinfo" 400 "$U/acme/blog/related-links?url=https://u:p@acme.example/x"
+	expect "400 backslash" 400 "$U/acme/blog/related-links?url=/a%5Cb"
+	expect "400 control byte" 400 "$U/acme/blog/related-links?url=/a%09b"
+	expect "400 NUL" 400 "$U/acme/blog/related-links?url=/a%00b"
+	expect "400 NUL doubly encoded" 400 "$U/acme/blog/related-links?url=%252Fa%2500b"
+	expect "400 overlong url" 400 "$U/acme/blog/related-links?url=/$(head -c 2100 /dev/zero | tr '\0' a)"
+	expect_json_message "400 overlong"
+	expect "400 on enterprise carries message" 400 "$U/il/ent/docs/related-links"
+	expect_json_message "400 enterprise"
+
+	# --- 404
+	expect "404 unknown endpoint" 404 "$U/acme/nope/related-links?url=/blog/a-post"
+	expect_json_message "404 unknown"
+	expect "404 unknown client" 404 "$U/nobody/blog/related-links?url=/blog/a-post"
+	expect "404 disabled endpoint with pages" 404 -H "$gz" "$U/acme/old/related-links?url=/blog/a-post"
+	expect "404 enterprise endpoint on the standard route" 404 "$U/ent/docs/related-links?url=/guide/start"
+	expect "404 standard endpoint on the enterprise route" 404 "$U/il/acme/blog/related-links?url=/blog/a-post"
+	expect_json_message "404 enterprise"
+	expect "404 other path" 404 "$U/acme/blog/related"
+	expect "404 root" 404 "$U/"
+	expect "404 trailing slash" 404 "$U/acme/blog/related-links/?url=/blog/a-post"
+
+	# --- 500
+	expect "500 unreadable endpoint" 500 "$U/acme/broken/related-links?url=/x"
+	expect_json_message "500"
+
+	# --- enterprise
+	expect "200 enterprise" 200 --compressed "$U/il/ent/docs/related-links?url=https://docs.example/guide/start"
+	grep -q '"Next"' "$_t/b" || fail "enterprise page: $(body)"
+	expect_hdr "200 enterprise" access-control-allow-origin "*"
+
+	# --- not indexed: random links from the pool, never the page itself
+	for i in $(seq 1 25); do
+		req "$U/acme/blog/related-links?url=https://acme.example/blog/self"
+		python3 - "$_t/b" <<-'PY' || fail "random answer $i: $(body)"
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		urls = [l["url"] for l in d["related_links"]]
+		assert d["message"]
+		assert len(urls) == 3 and len(set(urls)) == 3, urls
+		assert "https://acme.example/blog/self" not in urls, urls
+		assert all(l["type"] == "random" and l["title"] and l["url_path"] for l in d["related_links"])
+		PY
+		echo "$(jget '" ".join(sorted(l["url"] for l in d["related_links"]))')" >>"$_t/draws"
+	done
+	[ "$status" = 200 ] && expect_hdr "random" cache-control "public, max-age=86400"
+	[ "$(sort -u "$_t/draws" | wc -l)" -ge 2 ] || fail "random links never change: $(sort -u "$_t/draws")"
+	ok "random links (25 draws, $(sort -u "$_t/draws" | wc -l) distinct sets)"
+	expect "not indexed, enterprise" 200 "$U/il/ent/docs/related-links?url=/guide/unknown"
+	[ "$(jget 'len(d["related_links"])')" = 2 ] || fail "enterprise random: $(body)"
+	expect "not indexed, multi-language: empty list" 200 "$U/acme/ml/related-links?url=https://acme.example/fr/page"
+	[ "$(jget 'd["related_links"]')" = "[]" ] && [ -n "$(jget 'd["message"]')" ] || fail "empty list: $(body)"
+	expect "not indexed, empty pool" 200 "$U/acme/shop/related-links?url=/item%3Fid%3D9"
+	[ "$(jget 'd["related_links"]')" = "[]" ] || fail "empty pool: $(body)"
+
+	# --- project variant
+	u="$U/api/il/related-links/p-1?url=https://acme.example/blog/a-post"
+	expect "401 no key" 401 "$u"
+	expect_json_message "401"
+	expect "401 wrong key" 401 -H 'Authorization: Bearer wrong-key' "$u"
+	expect "401 basic auth" 401 -H 'Authorization: Basic dGVzdC1rZXktMQ==' "$u"
+	expect "200 project" 200 --compressed -H 'Authorization: Bearer test-key-1' "$u"
+	[ "$(jget 'd["m1"]["to"]')" = "/shop/" ] || fail "project body: $(body)"
+	expect "200 project, not indexed" 200 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-1?url=/nope"
+	expect "404 unknown project" 404 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-2?url=/x"
+	expect "400 project without url" 400 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-1"
+
+	# --- methods, CORS preflight
+	expect "OPTIONS preflight" 204 -X OPTIONS -H 'Origin: https://x.example' \
+		-H 'Access-Control-Request-Method: GET' "$U/acme/blog/related-links?url=/x"
+	expect_hdr "preflight" access-control-allow-origin "*"
+	grep -qi '^access-control-allow-methods: .*GET' "$_t/h" || fail "preflight: no allow-methods"
+	grep -qi '^access-control-allow-headers: .*authorization' "$_t/h" || fail "preflight: no allow-headers"
+	for m in POST PUT DELETE PATCH; do
+		expect "405 $m" 405 -X "$m" -d x "$U/acme/blog/related-links?url=/blog/a-post"
+		expect_hdr "405" allow "GET, HEAD, OPTIONS"
+	done
+	expect "HEAD" 200 -I -H "$gz" "$U/acme/blog/related-links?url=/blog/a-post"
+	expect "HEAD not indexed" 200 -I "$U/acme/blog/related-links?url=/blog/none"
+
+	# --- hostile requests: no other object is ever reachable
+	for u in '/acme/blog/../old/related-links?url=/blog/a-post' \
+		'/acme/x/../old/related-links?url=/blog/a-post' \
+		'/acme%2Fold/x/related-links?url=/blog/a-post' \
+		'/acme/old%2F..%2Fblog/related-links?url=/blog/a-post' \
+		'/acme/%2e%2e/related-links?url=/x' '/acme/blog%00/related-links?url=/x' \
+		'/acme/blog%5C/related-links?url=/x' '/ACME/blog/related-links?url=/x' \
+		'/_projects/p-1/related-links?url=/x' '/acme/.blog/related-links?url=/x' \
+		'/acme/blog/pages/related-links?url=/x' \
+		"/acme/blog/pages/$("$LINKBOT" page-id /blog/a-post).json" \
+		'/acme/blog/endpoint.json' '/acme/blog/random.json' '/_projects/p-1/project.json' \
+		'/_page/acme/blog/endpoint.json' '/_s3json/acme/blog/endpoint.json' \
+		'/api/il/related-links/..%2F..%2Facme?url=/x' '/il/../acme/blog/related-links?url=/x' \
+		"/$(head -c 300 /dev/zero | tr '\0' a)/blog/related-links?url=/x"; do
+		req -H "$gz" -H 'Authorization: Bearer test-key-1' "$U$u"
+		case $status in
+		400 | 404) ;;
+		*) fail "hostile $u: $status $(head -c 100 "$_t/b")" ;;
+		esac
+		if grep -q '"old"\|"Post B"\|key_sha256\|"variant"' "$_t/b" 2>/dev/null ||
+			gunzip -c <"$_t/b" 2>/dev/null | grep -q '"old"\|"Post B"'; then
+			fail "hostile $u reached a stored object"
+		fi
+	done
+	ok "hostile paths"
+	# raw request lines that curl would not send
+	python3 - "${U#http://}" <<-'PY' || fail "raw hostile requests"
+	import socket, sys
+	host, port = sys.argv[1].rsplit(":", 1)
+	def send(line):
+	    s = socket.create_connection((host, int(port)), timeout=5)
+	    s.sendall(line + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+	    data = b""
+	    while True:
+	        c = s.recv(65536)
+	        if not c: break
+	        data += c
+	    s.close()
+	    return int(data.split(b" ", 2)[1]), data
+	bad = [b"GET /acme/bl\x00og/related-links?url=/x HTTP/1.1",
+	       b"GET /acme/blog\\..\\old/related-links?url=/blog/a-post HTTP/1.1",
+	       b"GET /../../etc/passwd HTTP/1.1",
+	       b"GET /acme/old/related-links?url=/blog/a-post\x00 HTTP/1.1",
+	       b"GET /acme/blog/related-links?url=/" + b"a" * 9000 + b" HTTP/1.1"]
+	for line in bad:
+	    st, data = send(line)
+	    assert st in (400, 404), (line[:60], st)
+	    assert b'"old"' not in data and b"root:" not in data, line[:60]
+	    assert b"\r\n\r\n{" in data or st == 400, (line[:60], data[:300])
+	st, data = send(b"GET /acme/blog/related-links?url=/caf\xc3\xa9 HTTP/1.1")
+	assert st == 200, st
+	print("ok: raw hostile requests")
+	PY
+
+	# --- side crawl: pages not indexed are recorded for `linkbot crawl --urls`
+	sleep 0.2
+	local log="$EDGE_PREFIX/logs/unindexed.log"
+	grep -q ' acme blog https://acme.example/blog/self$' "$log" || fail "unindexed.log lacks the blog page: $(head -3 "$log")"
+	grep -q ' acme ml https://acme.example/fr/page$' "$log" || fail "unindexed.log lacks the ml page"
+	grep -q ' ent docs /guide/unknown$' "$log" || fail "unindexed.log lacks the enterprise page"
+	grep -q ' _projects p-1 /nope$' "$log" || fail "unindexed.log lacks the project page"
+	grep -q 'a-post' "$log" && fail "unindexed.log records an indexed page"
+	grep -rq 'test-key-1' "$EDGE_PREFIX/logs" && fail "the API key appears in a log"
+	ok "side-crawl log"
+}
+
+edge_checks_cleanup() { rm -rf "$_t"; }

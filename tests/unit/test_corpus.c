@@ -1,0 +1,310 @@
+/* The corpus: pages per URL, one per canonical, runs, kill -9 safety. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "linkbot/corpus.h"
+
+#define DAY 86400
+
+static char dir[] = "/tmp/linkbot-test-corpus.XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/linkbot-test-corpus.XXXXXX");
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct lb_corpus *open_c(void)
+{
+	struct lb_corpus *c = NULL;
+	struct lb_error err;
+
+	lb_error_init(&err);
+	if (corpus_open(dir, "client", &c, &err) < 0)
+		fail_msg("%s", err.msg);
+	return c;
+}
+
+static void put(struct lb_corpus *c, const char *url, const char *final,
+		const char *canonical, const char *title, const char *sets,
+		int64_t at)
+{
+	struct lb_doc doc;
+	struct lb_fetch_meta meta;
+	struct lb_error err;
+
+	lb_doc_init(&doc);
+	doc.url = strdup(canonical);
+	doc.title = strdup(title);
+	doc.text = strdup("some text");
+	memset(&meta, 0, sizeof(meta));
+	meta.url = url;
+	meta.final_url = final;
+	meta.status = 200;
+	meta.etag = "\"e1\"";
+	meta.lastmod = "2026-01-01";
+	meta.fetched_at = at;
+	lb_error_init(&err);
+	if (corpus_put(c, &meta, &doc, sets, &err) < 0)
+		fail_msg("%s", err.msg);
+	lb_doc_release(&doc);
+}
+
+struct seen {
+	char buf[2048];
+	int n;
+};
+
+static int visit(const struct lb_doc *doc, const char *sets, void *arg)
+{
+	struct seen *s = arg;
+	size_t len = strlen(s->buf);
+
+	snprintf(s->buf + len, sizeof(s->buf) - len, "%s|%s|%s\n", doc->url,
+		 doc->title ? doc->title : "", sets);
+	s->n++;
+	return 0;
+}
+
+static void pages(struct lb_corpus *c, struct seen *s)
+{
+	struct lb_error err;
+
+	memset(s, 0, sizeof(*s));
+	lb_error_init(&err);
+	if (corpus_foreach(c, visit, s, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static void test_canonical_dedup(void **state)
+{
+	struct lb_corpus *c = open_c();
+	struct seen s;
+
+	(void)state;
+	put(c, "http://h/b", "http://h/b", "http://h/b", "B", "blog", 1);
+	/* two URLs, one canonical: the page fetched at its canonical wins */
+	put(c, "http://h/a-amp", "http://h/a-amp", "http://h/a", "A amp",
+	    "amp", 1);
+	put(c, "http://h/a", "http://h/a", "http://h/a", "A", "blog", 1);
+	put(c, "http://h/old", "http://h/a", "http://h/a", "A old", "blog",
+	    1);
+	pages(c, &s);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.buf, "http://h/a|A|blog,amp\n"
+				   "http://h/b|B|blog\n");
+	assert_int_equal(corpus_count(c), 2);
+	corpus_free(c);
+}
+
+static void test_outcomes(void **state)
+{
+	struct lb_corpus *c = open_c();
+	struct lb_url_state st;
+	struct lb_error err;
+	struct seen s;
+	char *etag, *lm, *lastmod;
+	int64_t at;
+
+	(void)state;
+	lb_error_init(&err);
+	put(c, "http://h/a", "http://h/a", "http://h/a", "A", "blog", 10);
+	put(c, "http://h/b", "http://h/b", "http://h/b", "B", "blog", 10);
+	put(c, "http://h/c", "http://h/c", "http://h/c", "C", "blog", 10);
+	/* a 503: the page stays, its try is recorded */
+	assert_int_equal(corpus_failed(c, "http://h/a", 503, 20, &err), 0);
+	assert_int_equal(corpus_get_state(c, "http://h/a", &st, &err), 0);
+	assert_true(st.known && st.live);
+	assert_int_equal(st.status, 200);
+	assert_int_equal(st.fetched_at, 10);
+	assert_int_equal(st.tried_at, 20);
+	assert_string_equal(st.etag, "\"e1\"");
+	corpus_state_release(&st);
+	/* a 404: a tombstone */
+	assert_int_equal(corpus_exclude(c, "http://h/b", 404, 21, &err), 0);
+	assert_int_equal(corpus_get_state(c, "http://h/b", &st, &err), 0);
+	assert_true(st.known && !st.live);
+	assert_int_equal(st.status, 404);
+	assert_int_equal(st.tried_at, 21);
+	corpus_state_release(&st);
+	/* not modified, with a new set list; "" removes it */
+	assert_int_equal(corpus_touch(c, "http://h/c", "blog,all", NULL, 22,
+				      &err), 0);
+	pages(c, &s);
+	assert_string_equal(s.buf, "http://h/a|A|blog\n"
+				   "http://h/c|C|blog,all\n");
+	assert_int_equal(corpus_get_meta(c, "http://h/c", &etag, &lm, &lastmod,
+					 &at, &err), 0);
+	assert_string_equal(etag, "\"e1\"");
+	assert_null(lm);
+	assert_string_equal(lastmod, "2026-01-01");
+	assert_int_equal(at, 22);
+	free(etag);
+	free(lastmod);
+	assert_int_equal(corpus_get_meta(c, "http://h/zz", &etag, &lm,
+					 &lastmod, &at, &err), 1);
+	assert_int_equal(corpus_touch(c, "http://h/c", "", NULL, 23, &err), 0);
+	pages(c, &s);
+	assert_string_equal(s.buf, "http://h/a|A|blog\n");
+	/* gone from the sources: no trace */
+	assert_int_equal(corpus_forget(c, "http://h/a", &err), 0);
+	assert_int_equal(corpus_get_state(c, "http://h/a", &st, &err), 0);
+	assert_false(st.known);
+	assert_int_equal(corpus_remove(c, "http://h/new", &err), 0);
+	assert_int_equal(corpus_count(c), 0);
+	corpus_free(c);
+}
+
+static void test_runs(void **state)
+{
+	struct lb_corpus *c = open_c();
+	struct lb_error err;
+	int64_t day = 20000 * (int64_t)DAY, cutoff;
+	int skip;
+
+	(void)state;
+	lb_error_init(&err);
+	/* first run of the day */
+	assert_int_equal(corpus_run_begin(c, day + 100, 0, &skip, &cutoff,
+					  &err), 0);
+	assert_false(skip);
+	assert_int_equal(cutoff, day + 100);
+	/* killed: the next start the same day resumes it */
+	corpus_free(c);
+	c = open_c();
+	assert_int_equal(corpus_run_begin(c, day + 500, 0, &skip, &cutoff,
+					  &err), 0);
+	assert_false(skip);
+	assert_int_equal(cutoff, day + 100);
+	assert_int_equal(corpus_run_end(c, day + 600, &err), 0);
+	/* finished: same day is skipped, unless forced */
+	assert_int_equal(corpus_run_begin(c, day + 700, 0, &skip, &cutoff,
+					  &err), 0);
+	assert_true(skip);
+	assert_int_equal(corpus_run_begin(c, day + 800, 1, &skip, &cutoff,
+					  &err), 0);
+	assert_false(skip);
+	assert_int_equal(cutoff, day + 800);
+	/* the forced run killed, then resumed (even without force) */
+	assert_int_equal(corpus_run_begin(c, day + 900, 0, &skip, &cutoff,
+					  &err), 0);
+	assert_false(skip);
+	assert_int_equal(cutoff, day + 800);
+	assert_int_equal(corpus_run_end(c, day + 950, &err), 0);
+	/* the next day: a new run */
+	assert_int_equal(corpus_run_begin(c, day + DAY + 1, 0, &skip, &cutoff,
+					  &err), 0);
+	assert_false(skip);
+	assert_int_equal(cutoff, day + DAY + 1);
+	corpus_free(c);
+}
+
+static void test_kill9(void **state)
+{
+	pid_t pid;
+	int status, i, n;
+	struct lb_corpus *c;
+	struct seen s;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char path[400];
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct lb_corpus *cc = open_c();
+		char url[64];
+		for (i = 0;; i++) {
+			snprintf(url, sizeof(url), "http://h/p%06d", i);
+			put(cc, url, url, url, "T", "blog", i);
+			if (i == 50) {
+				FILE *f;
+				snprintf(path, sizeof(path), "%s/ready", dir);
+				f = fopen(path, "w");
+				if (f)
+					fclose(f);
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	for (i = 0; i < 500 && access(path, F_OK) != 0; i++)
+		usleep(10000);
+	usleep(50000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	assert_true(WIFSIGNALED(status));
+	/* the database is whole, every page it has is whole */
+	snprintf(path, sizeof(path), "%s/client/corpus.sqlite", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
+					    &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	c = open_c();
+	pages(c, &s);
+	n = (int)corpus_count(c);
+	assert_true(n > 50);
+	/* consecutive: page i committed means every page before it was */
+	{
+		struct lb_url_state us;
+		struct lb_error err;
+		char url[64];
+		lb_error_init(&err);
+		for (i = 0; i < n; i++) {
+			snprintf(url, sizeof(url), "http://h/p%06d", i);
+			assert_int_equal(corpus_get_state(c, url, &us, &err), 0);
+			assert_true(us.live);
+			corpus_state_release(&us);
+		}
+	}
+	corpus_free(c);
+}
+
+static void test_bad_state_dir(void **state)
+{
+	struct lb_corpus *c = NULL;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(corpus_open("/proc/linkbot-no", "x", &c, &err), -1);
+	assert_null(c);
+	assert_int_not_equal(err.code, LB_EOK);
+	corpus_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_canonical_dedup, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
+		cmocka_unit_test(test_bad_state_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

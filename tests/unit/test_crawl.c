@@ -1,0 +1,393 @@
+/* The crawler's pieces: URLs, X-Robots-Tag, sitemaps (XXE), address guard. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "linkbot/crawl.h"
+#include "../../src/crawl/crawl_int.h"
+
+static void norm(const char *url, const char *base, const char *want)
+{
+	char *out = NULL;
+	int rc = url_normalize(url, base, &out);
+
+	if (want == NULL) {
+		if (rc == 0)
+			fail_msg("'%s' accepted as '%s'", url, out);
+		return;
+	}
+	if (rc < 0)
+		fail_msg("'%s' refused", url);
+	if (strcmp(out, want) != 0)
+		fail_msg("'%s' -> '%s', want '%s'", url, out, want);
+	free(out);
+}
+
+static void test_url(void **state)
+{
+	char *o;
+
+	(void)state;
+	norm("HTTP://Example.COM:80/a/./b/../c#frag", NULL,
+	     "http://example.com/a/c");
+	norm("https://example.com:443", NULL, "https://example.com/");
+	norm("https://example.com:8443/x?b=2&a=1", NULL,
+	     "https://example.com:8443/x?b=2&a=1");
+	norm("/blog/x/", "http://h:81/sitemap/", "http://h:81/blog/x/");
+	norm("../y", "http://h/a/b/c", "http://h/a/y");
+	norm("//other.example/p", "https://h/", "https://other.example/p");
+	norm("  http://h/p \n", NULL, "http://h/p");
+	norm("ftp://h/x", NULL, NULL);
+	norm("javascript:alert(1)", "http://h/", NULL);
+	norm("mailto:a@b", "http://h/", NULL);
+	norm("http://user:pw@h/x", NULL, NULL);
+	norm("http://h/a\x01", NULL, NULL);
+	norm("", NULL, NULL);
+	o = url_origin("http://h:81/a?b");
+	assert_string_equal(o, "http://h:81");
+	free(o);
+	assert_string_equal(url_path_query("http://h:81/a?b"), "/a?b");
+	assert_string_equal(url_path_query("http://h"), "/");
+}
+
+static int xr(const char *a, const char *b)
+{
+	char *v[2];
+	struct lb_strlist l;
+
+	v[0] = (char *)a;
+	v[1] = (char *)b;
+	l.v = v;
+	l.n = b ? 2 : 1;
+	return xrobots_noindex(&l);
+}
+
+static void test_xrobots(void **state)
+{
+	(void)state;
+	assert_true(xr("noindex", NULL));
+	assert_true(xr("NoIndex", NULL));
+	assert_true(xr("none", NULL));
+	assert_true(xr("nofollow, noindex", NULL));
+	assert_true(xr("noarchive,NOINDEX", NULL));
+	assert_true(xr("linkbot: noindex", NULL));
+	assert_true(xr("LinkBot: noindex, nofollow", NULL));
+	assert_true(xr("googlebot: none", NULL));
+	/* several headers */
+	assert_true(xr("nofollow", "noindex"));
+	assert_true(xr("unavailable_after: 25 Jun 2010 15:00:00 PST",
+		       "linkbot: noindex"));
+	assert_false(xr("nofollow", NULL));
+	assert_false(xr("noarchive, nosnippet", NULL));
+	assert_false(xr("index, follow", NULL));
+	assert_false(xr("max-snippet: 20, noimageindex", NULL));
+	assert_false(xr("unavailable_after: 25 Jun 2010 15:00:00 PST", NULL));
+	assert_false(xr("all", "nofollow"));
+	/* another named crawler's directives are not ours; scopes follow
+	 * the agent name until the next one */
+	assert_false(xr("otherbot: noindex", NULL));
+	assert_false(xr("otherbot: nofollow, noindex", NULL));
+	assert_true(xr("otherbot: noindex, linkbot: none", NULL));
+	assert_true(xr("otherbot: noindex", "noindex"));
+	assert_true(xr("googlebot: nofollow, noindex", NULL));
+}
+
+struct got {
+	char buf[4096];
+	int n, idx;
+};
+
+static int on_entry(void *arg, int is_index, const char *loc,
+		    const char *lastmod)
+{
+	struct got *g = arg;
+	size_t len = strlen(g->buf);
+
+	snprintf(g->buf + len, sizeof(g->buf) - len, "%s%s|%s\n",
+		 is_index ? "I " : "", loc, lastmod ? lastmod : "-");
+	g->n++;
+	return 0;
+}
+
+static int parse(const char *xml, size_t len, struct got *g,
+		 struct lb_error *err)
+{
+	memset(g, 0, sizeof(*g));
+	lb_error_init(err);
+	return sitemap_parse_xml(xml, len, on_entry, g, err);
+}
+
+static void test_sitemap(void **state)
+{
+	static const char urlset[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+		"<url><loc> http://h/a </loc><lastmod>2026-01-02</lastmod>"
+		"</url><url><lastmod>2026-01-03</lastmod><loc>http://h/b?x=1"
+		"&amp;y=2</loc></url><url></url><url/>"
+		"<url><loc><![CDATA[http://h/c]]></loc></url></urlset>";
+	static const char index[] =
+		"<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/"
+		"sitemap/0.9\"><sitemap><loc>http://h/s1.xml.gz</loc>"
+		"</sitemap></sitemapindex>";
+	static const char nons[] =
+		"<urlset><url><loc>http://h/plain</loc></url></urlset>";
+	struct got g;
+	struct lb_error err;
+
+	(void)state;
+	assert_int_equal(parse(urlset, strlen(urlset), &g, &err), 0);
+	assert_string_equal(g.buf, "http://h/a|2026-01-02\n"
+				   "http://h/b?x=1&y=2|2026-01-03\n"
+				   "http://h/c|-\n");
+	assert_int_equal(parse(index, strlen(index), &g, &err), 0);
+	assert_string_equal(g.buf, "I http://h/s1.xml.gz|-\n");
+	assert_int_equal(parse(nons, strlen(nons), &g, &err), 0);
+	assert_string_equal(g.buf, "http://h/plain|-\n");
+	assert_int_equal(parse("<html><body/></html>", 20, &g, &err), -1);
+	assert_int_equal(err.code, LB_EPARSE);
+	assert_int_equal(parse("<urlset><url><loc>x", 19, &g, &err), -1);
+}
+
+static void test_sitemap_gzip(void **state)
+{
+	static const char xml[] =
+		"<urlset><url><loc>http://h/z</loc></url></urlset>";
+	unsigned char gz[512];
+	z_stream z;
+	struct got g;
+	struct lb_error err;
+
+	(void)state;
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)xml;
+	z.avail_in = sizeof(xml) - 1;
+	z.next_out = gz;
+	z.avail_out = sizeof(gz);
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(parse((char *)gz, z.total_out, &g, &err), 0);
+	assert_string_equal(g.buf, "http://h/z|-\n");
+	/* truncated gzip */
+	assert_int_equal(parse((char *)gz, z.total_out / 2, &g, &err), -1);
+	deflateEnd(&z);
+}
+
+static void test_gzip_bomb(void **state)
+{
+	size_t n = 64 << 20, len = 0;
+	unsigned char *zeros = calloc(1, 1 << 20), *gz = malloc(1 << 20);
+	char *out = NULL;
+	z_stream z;
+	struct lb_error err;
+	size_t i;
+
+	(void)state;
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_out = gz;
+	z.avail_out = 1 << 20;
+	for (i = 0; i < n >> 20; i++) {
+		z.next_in = zeros;
+		z.avail_in = 1 << 20;
+		assert_int_not_equal(deflate(&z, i + 1 == n >> 20 ? Z_FINISH :
+						 Z_NO_FLUSH), Z_STREAM_ERROR);
+	}
+	/* 64 MiB of zeros in ~64 KiB: stops at the cap */
+	lb_error_init(&err);
+	assert_int_equal(crawl_gunzip((char *)gz, z.total_out, 1 << 20, &out,
+				      &len, &err), -1);
+	assert_int_equal(err.code, LB_ETOOBIG);
+	assert_null(out);
+	deflateEnd(&z);
+	free(zeros);
+	free(gz);
+}
+
+static void test_sitemap_xxe(void **state)
+{
+	static const char xxe[] =
+		"<?xml version=\"1.0\"?>\n"
+		"<!DOCTYPE urlset [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+		"<urlset><url><loc>http://h/&x;</loc></url></urlset>";
+	static const char lol[] =
+		"<?xml version=\"1.0\"?>\n"
+		"<!DOCTYPE lolz [<!ENTITY a \"aaaaaaaaaa\">"
+		"<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
+		"<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">]>"
+		"<urlset><url><loc>http://h/&c;</loc></url></urlset>";
+	static const char net[] =
+		"<?xml version=\"1.0\"?>\n"
+		"<!DOCTYPE urlset SYSTEM \"http://127.0.0.1:1/evil.dtd\">"
+		"<urlset><url><loc>http://h/a</loc></url></urlset>";
+	struct got g;
+	struct lb_error err;
+
+	(void)state;
+	assert_int_equal(parse(xxe, strlen(xxe), &g, &err), -1);
+	assert_null(strstr(g.buf, "root:"));
+	assert_int_equal(g.n, 0);
+	assert_int_equal(parse(lol, strlen(lol), &g, &err), -1);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(parse(net, strlen(net), &g, &err), -1);
+	assert_non_null(strstr(err.msg, "DOCTYPE"));
+}
+
+static int on_link(void *arg, int is_index, const char *href,
+		   const char *lastmod)
+{
+	return on_entry(arg, is_index, href, lastmod);
+}
+
+static void test_html_sitemap(void **state)
+{
+	static const char html[] =
+		"<!DOCTYPE html><html><head><base href=\"http://h/base/\">"
+		"</head><body><ul><li><a href=\"/blog/a/\">A</a>"
+		"<li><A HREF=' b/ '>B</A><li><a>no href</a>"
+		"<li><a href=\"http://other/x\">x</a></ul></body></html>";
+	struct got g;
+	struct lb_error err;
+	char *base = NULL;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	lb_error_init(&err);
+	assert_int_equal(sitemap_parse_html(html, strlen(html), on_link, &g,
+					    &base, &err), 0);
+	assert_string_equal(g.buf, "/blog/a/|-\nb/|-\nhttp://other/x|-\n");
+	assert_string_equal(base, "http://h/base/");
+	free(base);
+}
+
+static int priv(const char *ip)
+{
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+
+	memset(&a4, 0, sizeof(a4));
+	memset(&a6, 0, sizeof(a6));
+	if (inet_pton(AF_INET, ip, &a4.sin_addr) == 1) {
+		a4.sin_family = AF_INET;
+		return fetch_addr_private(&a4);
+	}
+	if (inet_pton(AF_INET6, ip, &a6.sin6_addr) == 1) {
+		a6.sin6_family = AF_INET6;
+		return fetch_addr_private(&a6);
+	}
+	fail_msg("bad test address %s", ip);
+	return -1;
+}
+
+static void test_private_addresses(void **state)
+{
+	const char *yes[] = { "127.0.0.1", "127.1.2.3", "10.0.0.1",
+			      "172.16.0.1", "172.31.255.255", "192.168.1.1",
+			      "169.254.169.254", "0.0.0.0", "100.64.0.1",
+			      "224.0.0.1", "255.255.255.255", "::1", "::",
+			      "fe80::1", "fd00::1", "fc00::1", "ff02::1",
+			      "::ffff:127.0.0.1", "::ffff:10.1.1.1", NULL };
+	const char *no[] = { "8.8.8.8", "1.1.1.1", "172.32.0.1",
+			     "192.169.0.1", "93.184.216.34",
+			     "2606:4700:4700::1111", "::ffff:8.8.8.8", NULL };
+	size_t i;
+
+	(void)state;
+	for (i = 0; yes[i]; i++)
+		if (!priv(yes[i]))
+			fail_msg("%s not seen as private", yes[i]);
+	for (i = 0; no[i]; i++)
+		if (priv(no[i]))
+			fail_msg("%s seen as private", no[i]);
+}
+
+static void test_retry_after(void **state)
+{
+	(void)state;
+	assert_int_equal(fetch_parse_retry_after("120", 0), 120);
+	assert_int_equal(fetch_parse_retry_after(" 5 ", 0), 5);
+	assert_int_equal(fetch_parse_retry_after("soon", 0), -1);
+	/* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
+	assert_int_equal(fetch_parse_retry_after(
+				 "Sun, 06 Nov 1994 08:49:37 GMT", 784111770), 7);
+	assert_int_equal(fetch_parse_retry_after(
+				 "Sun, 06 Nov 1994 08:49:37 GMT", 784111999), 0);
+}
+
+static void test_pace(void **state)
+{
+	struct fetch_pace p;
+	int i;
+
+	(void)state;
+	fetch_pace_init(&p);
+	for (i = 0; i < 20; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* errors slow down, x1.5 each, at most x8 */
+	fetch_pace_answer(&p, PACE_ERROR, 0);
+	assert_true(fetch_pace_factor(&p) > 1.49 && fetch_pace_factor(&p) < 1.51);
+	fetch_pace_answer(&p, PACE_SLOW_DOWN, 0.05);
+	assert_true(fetch_pace_factor(&p) > 2.99 && fetch_pace_factor(&p) < 3.01);
+	for (i = 0; i < 10; i++)
+		fetch_pace_answer(&p, PACE_SLOW_DOWN, 0.05);
+	assert_true(fetch_pace_factor(&p) == 8.0);
+	/* and recover with good answers */
+	for (i = 0; i < 12; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* rising latency: from 50 ms to 3 s slows down in proportion */
+	for (i = 0; i < 10; i++)
+		fetch_pace_answer(&p, PACE_OK, 3.0);
+	assert_true(fetch_pace_factor(&p) > 4.0);
+	assert_true(fetch_pace_factor(&p) <= 8.0);
+	/* latency back to normal: recovered */
+	for (i = 0; i < 30; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* a site that is always slow is not punished for it */
+	fetch_pace_init(&p);
+	for (i = 0; i < 30; i++)
+		fetch_pace_answer(&p, PACE_OK, 2.0);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+}
+
+static void test_user_agent(void **state)
+{
+	struct lb_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.crawl.bot_info_url = "https://example.com/bot";
+	assert_string_equal(crawl_user_agent(&cfg),
+			    "LinkBot/1.0 (+https://example.com/bot)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_xrobots),
+		cmocka_unit_test(test_sitemap),
+		cmocka_unit_test(test_sitemap_gzip),
+		cmocka_unit_test(test_gzip_bomb),
+		cmocka_unit_test(test_sitemap_xxe),
+		cmocka_unit_test(test_html_sitemap),
+		cmocka_unit_test(test_private_addresses),
+		cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_user_agent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

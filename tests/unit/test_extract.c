@@ -1,0 +1,716 @@
+/*
+ * Extractor (stage 2): the golden cases in tests/data/extract/, then the
+ * pieces (dates, languages, URLs, charsets, text) and the caps.
+ *
+ * A golden case is a folder tests/data/extract/NNNN-name/ with
+ *   input.html     the page, as bytes (any charset)
+ *   expected.json  {
+ *     "about": "what the case shows",  free text, not checked
+ *     "page_url": "https://...",       the URL it was fetched from
+ *     "charset": "iso-8859-1",         optional: the HTTP header's charset
+ *     "expect": { "title": "...", "author": ["..."], "image_url": null,
+ *                 "noindex": false, "text": "..." },
+ *                 every field named must match exactly; null = absent
+ *     "sources": { "title": "h1", ... },   optional provenance checks
+ *     "text_contains": ["..."],        optional substrings of the text
+ *     "text_excludes": ["..."]         optional: must not be in the text
+ *   }
+ * Fields not named are not checked.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "linkbot/extract.h"
+#include "linkbot/fsutil.h"
+#include "../../src/extract/extract_int.h"
+
+#define GOLDEN_DIR "tests/data/extract"
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Checks one golden case; returns the number of mismatches (printed). */
+static int check_case(const char *dir)
+{
+	struct lb_error err;
+	struct lb_doc doc;
+	char *path_in = NULL, *path_exp = NULL, *html = NULL, *exp_text = NULL;
+	char *got_json = NULL;
+	size_t len = 0;
+	cJSON *exp = NULL, *got = NULL, *e, *want;
+	const char *page_url, *charset;
+	int bad = 0;
+
+	lb_error_init(&err);
+	lb_doc_init(&doc);
+	path_in = lb_path_join(dir, "input.html");
+	path_exp = lb_path_join(dir, "expected.json");
+	if (lb_file_read(path_in, 16 << 20, &html, &len, &err) < 0 ||
+	    lb_file_read(path_exp, 1 << 20, &exp_text, NULL, &err) < 0) {
+		printf("%s: %s\n", dir, err.msg);
+		bad++;
+		goto out;
+	}
+	if ((exp = cJSON_Parse(exp_text)) == NULL) {
+		printf("%s: expected.json is not JSON\n", dir);
+		bad++;
+		goto out;
+	}
+	page_url = cJSON_GetStringValue(cJSON_GetObjectItem(exp, "page_url"));
+	charset = cJSON_GetStringValue(cJSON_GetObjectItem(exp, "charset"));
+	if (extract_html(html, len, page_url, charset, &doc, &err) < 0) {
+		printf("%s: extract_html failed: %s\n", dir, err.msg);
+		bad++;
+		goto out;
+	}
+	got_json = lb_doc_to_json(&doc, 1, 1);
+	got = cJSON_Parse(got_json);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "expect")) {
+		const cJSON *g = cJSON_GetObjectItem(got, e->string);
+
+		if (strcmp(e->string, "noindex") == 0) {
+			if (cJSON_IsTrue(e) != (g != NULL && cJSON_IsTrue(g))) {
+				printf("%s: noindex is %s\n", dir,
+				       doc.noindex ? "true" : "false");
+				bad++;
+			}
+			continue;
+		}
+		if (cJSON_IsNull(e) ? g != NULL : !cJSON_Compare(e, g, 1)) {
+			char *gs = g ? cJSON_PrintUnformatted(g) : NULL;
+			char *es = cJSON_PrintUnformatted(e);
+
+			printf("%s: %s\n  got:      %s\n  expected: %s\n", dir,
+			       e->string, gs ? gs : "(absent)", es);
+			free(gs);
+			free(es);
+			bad++;
+		}
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "sources")) {
+		want = cJSON_GetObjectItem(cJSON_GetObjectItem(got, "sources"),
+					   e->string);
+		if (!cJSON_Compare(e, want, 1)) {
+			printf("%s: source of %s is %s, expected %s\n", dir,
+			       e->string,
+			       want ? cJSON_GetStringValue(want) : "(none)",
+			       cJSON_GetStringValue(e));
+			bad++;
+		}
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "text_contains")) {
+		if (doc.text == NULL || !cJSON_IsString(e) ||
+		    strstr(doc.text, e->valuestring) == NULL) {
+			printf("%s: text lacks '%s'\n", dir,
+			       cJSON_GetStringValue(e));
+			bad++;
+		}
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "text_excludes")) {
+		if (doc.text != NULL && cJSON_IsString(e) &&
+		    strstr(doc.text, e->valuestring) != NULL) {
+			printf("%s: text has '%s'\n", dir, e->valuestring);
+			bad++;
+		}
+	}
+	if (bad && getenv("EXTRACT_GOLDEN_SHOW") != NULL)
+		printf("%s: got %s\n", dir, got_json);
+out:
+	cJSON_Delete(exp);
+	cJSON_Delete(got);
+	free(got_json);
+	free(path_in);
+	free(path_exp);
+	free(html);
+	free(exp_text);
+	lb_doc_release(&doc);
+	return bad;
+}
+
+static void test_golden(void **state)
+{
+	DIR *d = opendir(GOLDEN_DIR);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, i;
+	int bad = 0;
+	const char *only = getenv("EXTRACT_GOLDEN");
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (only != NULL && strstr(de->d_name, only) == NULL)
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		assert_non_null(names);
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		char *dir = lb_path_join(GOLDEN_DIR, names[i]);
+
+		bad += check_case(dir);
+		free(dir);
+		free(names[i]);
+	}
+	free(names);
+	printf("golden: %zu cases, %d mismatches\n", n, bad);
+	if (only == NULL)
+		assert_true(n >= 30);
+	assert_int_equal(bad, 0);
+}
+
+/* Reads a demo site page with __ORIGIN__ replaced by the given origin. */
+static char *demo_page(const char *path, const char *origin, size_t *len)
+{
+	struct lb_error err;
+	struct lb_buf b;
+	char *file, *raw = NULL, *p, *q;
+
+	lb_error_init(&err);
+	file = malloc(strlen(path) + 64);
+	assert_non_null(file);
+	sprintf(file, "examples/site/htdocs%sindex.html", path);
+	if (lb_file_read(file, 4 << 20, &raw, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	free(file);
+	lb_buf_init(&b, 16 << 20);
+	for (p = raw; (q = strstr(p, "__ORIGIN__")) != NULL; p = q + 10) {
+		lb_buf_add(&b, p, (size_t)(q - p), NULL);
+		lb_buf_adds(&b, origin, NULL);
+	}
+	lb_buf_adds(&b, p, NULL);
+	free(raw);
+	*len = b.len;
+	return lb_buf_take(&b);
+}
+
+/* The text between the first `open` after `after` and the next `close`. */
+static char *between(const char *s, const char *after, const char *open,
+		     const char *close)
+{
+	const char *a = strstr(s, after), *b, *e;
+
+	if (a == NULL || (b = strstr(a, open)) == NULL ||
+	    (e = strstr(b + strlen(open), close)) == NULL)
+		return NULL;
+	b += strlen(open);
+	return strndup(b, (size_t)(e - b));
+}
+
+/*
+ * Every article of the demo site (examples/site, labels.tsv): the fields a
+ * reader sees, and text that holds the article without the menus, sidebar,
+ * footer, hidden newsletter and promo blocks, or the cookie script.
+ */
+static void test_demo_site(void **state)
+{
+	static const char *const junk[] = {
+		"Subscribe to our newsletter", "chocolate cake", "football",
+		"Caribbean", "We use cookies", "Recent Posts", "Skip to content",
+		"Proudly powered", "dataLayer", "Comments are closed",
+		"Notes on servers, databases and code", "Posted on", NULL,
+	};
+	const char *origin = "http://demo.test";
+	struct lb_error err;
+	char *labels = NULL, *line, *save = NULL;
+	int pages = 0, with_date = 0, with_body = 0, i;
+
+	(void)state;
+	lb_error_init(&err);
+	if (lb_file_read("examples/site/labels.tsv", 1 << 20, &labels, NULL,
+			 &err) < 0)
+		fail_msg("%s", err.msg);
+	for (line = strtok_r(labels, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t'), *html, *h1, *para, url[512];
+		struct lb_doc doc;
+		size_t len;
+
+		if (tab == NULL)
+			continue;
+		*tab = '\0';
+		html = demo_page(line, origin, &len);
+		snprintf(url, sizeof(url), "%s%s", origin, line);
+		lb_doc_init(&doc);
+		assert_int_equal(extract_html(html, len, url, NULL, &doc, &err),
+				 0);
+		h1 = between(html, "<h1", ">", "</h1>");
+		para = between(html, "class=\"entry-content\"", "<p>", "</p>");
+		if (doc.title == NULL || doc.text == NULL || doc.url == NULL ||
+		    strcmp(doc.url, url) != 0 ||
+		    strcmp(doc.url_path, line) != 0 || doc.noindex ||
+		    doc.description == NULL || doc.author.n != 1 ||
+		    doc.language == NULL || doc.src[LB_F_title] != LB_SRC_H1)
+			fail_msg("%s: %s", line, lb_doc_to_json(&doc, 0, 1));
+		if (h1 != NULL && strchr(h1, '&') == NULL)
+			assert_string_equal(doc.title, h1);
+		if (para != NULL && strlen(para) > 60 && !strchr(para, '&')) {
+			para[60] = '\0';
+			if (strstr(doc.text, para) == NULL)
+				fail_msg("%s: text lacks '%s'", line, para);
+		}
+		for (i = 0; junk[i] != NULL; i++)
+			if (strstr(doc.text, junk[i]) != NULL)
+				fail_msg("%s: text has '%s'", line, junk[i]);
+		/* "plain" pages have no Open Graph and no JSON-LD */
+		if (strstr(html, "og:title") != NULL) {
+			assert_non_null(doc.published_time);
+			assert_non_null(doc.image_url);
+			assert_true(strncmp(doc.image_url, origin,
+					    strlen(origin)) == 0);
+			assert_true(doc.category.n >= 1);
+			with_date++;
+		}
+		if (doc.src[LB_F_text] == LB_SRC_BODY)
+			with_body++;
+		free(h1);
+		free(para);
+		free(html);
+		lb_doc_release(&doc);
+		pages++;
+	}
+	free(labels);
+	assert_int_equal(pages, 200);
+	assert_int_equal(with_date, 192);	/* all but the 8 plain pages */
+	assert_int_equal(with_body, 108);	/* no articleBody: 200 - 92 */
+}
+
+/* The demo site's crawl rules that the extractor decides. */
+static void test_demo_rules(void **state)
+{
+	struct lb_doc doc;
+	struct lb_error err;
+	size_t len;
+	char *html;
+
+	(void)state;
+	lb_error_init(&err);
+	lb_doc_init(&doc);
+	html = demo_page("/blog/accessing-the-annotations-dict-of-an-object-"
+			 "in-python-3-9/", "http://demo.test", &len);
+	assert_int_equal(extract_html(html, len, "http://demo.test/x/", NULL,
+				      &doc, &err), 0);
+	assert_true(doc.noindex);
+	free(html);
+	html = demo_page("/blog/sql-dump/", "http://demo.test", &len);
+	assert_int_equal(extract_html(html, len, "http://demo.test/x/", NULL,
+				      &doc, &err), 0);
+	assert_true(doc.noindex);
+	free(html);
+	html = demo_page("/blog/creating-a-database-amp/", "http://demo.test",
+			 &len);
+	assert_int_equal(extract_html(html, len,
+				      "http://demo.test/blog/creating-a-database-amp/",
+				      NULL, &doc, &err), 0);
+	assert_false(doc.noindex);
+	assert_string_equal(doc.url, "http://demo.test/blog/creating-a-database/");
+	free(html);
+	lb_doc_release(&doc);
+}
+
+static void check_date(const char *in, const char *want)
+{
+	int oom = 0;
+	char *got = x_date_iso(in, (size_t)-1, &oom);
+
+	assert_int_equal(oom, 0);
+	if (want == NULL) {
+		if (got != NULL)
+			fail_msg("'%s' gave '%s', expected nothing", in, got);
+		return;
+	}
+	if (got == NULL || strcmp(got, want) != 0)
+		fail_msg("'%s' gave '%s', expected '%s'", in,
+			 got ? got : "(null)", want);
+	free(got);
+}
+
+static void test_dates(void **state)
+{
+	(void)state;
+	check_date("2024-07-26T17:29:00+00:00", "2024-07-26T17:29:00+00:00");
+	check_date("2024-07-26T17:29:00.123Z", "2024-07-26T17:29:00Z");
+	check_date("2024-07-26T17:29Z", "2024-07-26T17:29:00Z");
+	check_date("2024-07-26 17:29:05 -0500", "2024-07-26T17:29:05-05:00");
+	check_date("2024-07-26T17:29:05+0530", "2024-07-26T17:29:05+05:30");
+	check_date("2024-07-26T17:29:05", "2024-07-26T17:29:05");
+	check_date("  2024-07-26 ", "2024-07-26");
+	check_date("2024/7/6", "2024-07-06");
+	check_date("20240726", "2024-07-26");
+	check_date("Tue, 26 Jul 2024 17:29:00 GMT", "2024-07-26T17:29:00Z");
+	check_date("Fri, 02 Feb 2024 08:00:00 +0100", "2024-02-02T08:00:00+01:00");
+	check_date("July 26, 2024", "2024-07-26");
+	check_date("Jul. 4th, 2023", "2023-07-04");
+	check_date("26 July 2024", "2024-07-26");
+	check_date("26.07.2024", "2024-07-26");
+	check_date("2024-02-29", "2024-02-29");
+	check_date("2023-02-29", NULL);
+	check_date("2024-13-01", NULL);
+	check_date("2024-07-26T25:00:00Z", NULL);
+	check_date("03/04/2024", NULL);		/* US or European? */
+	check_date("yesterday", NULL);
+	check_date("", NULL);
+	check_date("2024-07-26Tgarbage", NULL);
+}
+
+static void check_lang(const char *in, const char *want)
+{
+	int oom = 0;
+	char *got = x_lang_norm(in, (size_t)-1, &oom);
+
+	if (want == NULL) {
+		if (got != NULL)
+			fail_msg("'%s' gave '%s'", in, got);
+		return;
+	}
+	if (got == NULL || strcmp(got, want) != 0)
+		fail_msg("'%s' gave '%s', expected '%s'", in,
+			 got ? got : "(null)", want);
+	free(got);
+}
+
+static void test_languages(void **state)
+{
+	(void)state;
+	check_lang("en", "en");
+	check_lang("en_US", "en-US");
+	check_lang("EN-gb", "en-GB");
+	check_lang(" fr ", "fr");
+	check_lang("zh-hant-tw", "zh-Hant-TW");
+	check_lang("es-419", "es-419");
+	check_lang("English", NULL);
+	check_lang("e", NULL);
+	check_lang("en--US", NULL);
+	check_lang("en US", NULL);
+	check_lang("", NULL);
+}
+
+static void check_url(const char *base, const char *ref, const char *want)
+{
+	int oom = 0;
+	char *got = x_url_resolve(base, ref, (size_t)-1, &oom);
+
+	assert_int_equal(oom, 0);
+	if (want == NULL) {
+		if (got != NULL)
+			fail_msg("'%s' + '%s' gave '%s'", base, ref, got);
+		return;
+	}
+	if (got == NULL || strcmp(got, want) != 0)
+		fail_msg("'%s' + '%s' gave '%s', expected '%s'", base, ref,
+			 got ? got : "(null)", want);
+	free(got);
+}
+
+static void test_urls(void **state)
+{
+	const char *b = "http://a.example/b/c/d;p?q";
+
+	(void)state;
+	/* RFC 3986 section 5.4.1 and 5.4.2, without fragments */
+	check_url(b, "g", "http://a.example/b/c/g");
+	check_url(b, "./g", "http://a.example/b/c/g");
+	check_url(b, "g/", "http://a.example/b/c/g/");
+	check_url(b, "/g", "http://a.example/g");
+	check_url(b, "//g", "http://g/");
+	check_url(b, "?y", "http://a.example/b/c/d;p?y");
+	check_url(b, "g?y", "http://a.example/b/c/g?y");
+	check_url(b, "#s", "http://a.example/b/c/d;p?q");
+	check_url(b, "g#s", "http://a.example/b/c/g");
+	check_url(b, ";x", "http://a.example/b/c/;x");
+	check_url(b, "", NULL);
+	check_url(b, ".", "http://a.example/b/c/");
+	check_url(b, "./", "http://a.example/b/c/");
+	check_url(b, "..", "http://a.example/b/");
+	check_url(b, "../", "http://a.example/b/");
+	check_url(b, "../g", "http://a.example/b/g");
+	check_url(b, "../..", "http://a.example/");
+	check_url(b, "../../g", "http://a.example/g");
+	check_url(b, "../../../g", "http://a.example/g");
+	check_url(b, "/./g", "http://a.example/g");
+	check_url(b, "/../g", "http://a.example/g");
+	check_url(b, "g.", "http://a.example/b/c/g.");
+	check_url(b, "..g", "http://a.example/b/c/..g");
+	check_url(b, "./../g", "http://a.example/b/g");
+	check_url(b, "g/./h", "http://a.example/b/c/g/h");
+	check_url(b, "g/../h", "http://a.example/b/c/h");
+	check_url(b, "http:g", "http://a.example/b/c/g");
+	/* the web's leniencies and refusals */
+	check_url(b, "  HTTPS://Www.Example.COM/A B\t/é  ",
+		  "https://www.example.com/A%20B/%C3%A9");
+	check_url(b, "\\\\cdn.example\\img.png", "http://cdn.example/img.png");
+	check_url(b, "javascript:alert(1)", NULL);
+	check_url(b, "data:image/png;base64,AAAA", NULL);
+	check_url(b, "mailto:x@y", NULL);
+	check_url(b, "ftp://x/y", NULL);
+	check_url(b, "http://user@host/", NULL);
+	check_url(NULL, "/relative", NULL);
+	check_url("not a url", "/relative", NULL);
+	check_url(NULL, "https://x.example", "https://x.example/");
+}
+
+#define CONV(in, cs, want, want_cs) \
+	check_conv(in, sizeof(in) - 1, cs, want, want_cs)
+
+static void check_conv(const char *in, size_t n, const char *charset,
+		       const char *want, const char *want_cs)
+{
+	const char *out;
+	size_t outlen;
+	int own;
+	char used[48];
+
+	assert_int_equal(x_to_utf8(in, n, charset, &out, &outlen, &own, used),
+			 0);
+	assert_int_equal(outlen, strlen(want));
+	assert_memory_equal(out, want, outlen);
+	assert_string_equal(used, want_cs);
+	if (own)
+		free((char *)out);
+}
+
+static void test_charsets(void **state)
+{
+	(void)state;
+	/* windows-1252 smart quotes and e-acute, declared by meta */
+	CONV("<meta charset=windows-1252>\x93" "caf\xe9\x94", NULL,
+		   "<meta charset=windows-1252>\xe2\x80\x9c" "caf\xc3\xa9"
+		   "\xe2\x80\x9d", "WINDOWS-1252");
+	/* ISO-8859-1 from HTTP means windows-1252 (WHATWG) */
+	CONV("\x80 \xe9", "text/html; charset=ISO-8859-1",
+		   "\xe2\x82\xac \xc3\xa9", "WINDOWS-1252");
+	/* http-equiv */
+	CONV("<meta http-equiv=\"Content-Type\" content=\"text/html; "
+		   "charset=iso-8859-1\">\xe9", NULL,
+		   "<meta http-equiv=\"Content-Type\" content=\"text/html; "
+		   "charset=iso-8859-1\">\xc3\xa9", "WINDOWS-1252");
+	/* BOM beats everything */
+	CONV("\xef\xbb\xbf" "a\xc3\xa9", "iso-8859-1", "a\xc3\xa9",
+		   "UTF-8");
+	CONV("\xff\xfe" "a\0\xe9\0", NULL, "a\xc3\xa9", "UTF-16LE");
+	/* undeclared: valid UTF-8 stays, anything else is windows-1252 */
+	CONV("caf\xc3\xa9", NULL, "caf\xc3\xa9", "UTF-8");
+	CONV("caf\xe9", NULL, "caf\xc3\xa9", "WINDOWS-1252");
+	/* declared UTF-8 but broken: U+FFFD */
+	CONV("a\xff" "b", "utf-8", "a\xef\xbf\xbd" "b", "UTF-8");
+	/* unknown label: read as UTF-8 */
+	CONV("ok", "x-no-such-charset", "ok", "UTF-8");
+	/* GBK (GB18030) */
+	CONV("\xc4\xe3\xba\xc3", "gb2312", "\xe4\xbd\xa0\xe5\xa5\xbd",
+		   "GB18030");
+	/* Shift_JIS, with a byte iconv rejects at the end */
+	CONV("\x82\xa0\x82", "shift_jis", "\xe3\x81\x82\xef\xbf\xbd",
+		   "CP932");
+}
+
+static void test_text_writer(void **state)
+{
+	struct x_text t;
+	char *s;
+	int oom = 0;
+
+	(void)state;
+	x_text_init(&t, 100, 0);
+	x_text_add(&t, "  a\t\tb \xc2\xa0 c", 11);
+	x_text_break(&t);
+	x_text_add(&t, " d\xe2\x80\x8b" "e\x01" "f\xff", 9);
+	s = x_text_take(&t);
+	assert_string_equal(s, "a b c\nde f\xef\xbf\xbd");
+	free(s);
+	x_text_release(&t);
+
+	s = x_clean("  \xc2\xa0 ", 5, 100, &oom);
+	assert_null(s);
+	s = x_clean("one two three four", 18, 10, &oom);
+	assert_string_equal(s, "one two");
+	free(s);
+
+	s = x_html_unescape("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>",
+			    strlen("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>"));
+	assert_string_equal(s, "A & B \xe2\x80\x99s \xf0\x9f\x98\x80 &bogus; x");
+	free(s);
+	s = x_html_unescape("<p>One</p><p>Two<br/>three</p>", 30);
+	assert_string_equal(s, "\nOne\n\nTwo\nthree\n");
+	free(s);
+
+	assert_int_equal(x_word_count("Hello, world! It's a test-case."), 5);
+	assert_int_equal(x_word_count("\xe4\xbd\xa0\xe5\xa5\xbd world"), 3);
+	assert_int_equal(x_word_count(" -- 42 "), 1);
+}
+
+static struct lb_doc run(const char *html, const char *url)
+{
+	struct lb_doc doc;
+	struct lb_error err;
+
+	lb_doc_init(&doc);
+	lb_error_init(&err);
+	if (extract_html(html, strlen(html), url, NULL, &doc, &err) < 0)
+		fail_msg("extract_html: %s", err.msg);
+	return doc;
+}
+
+/* read_time: ceil(words / 230) minutes. */
+static void test_read_time(void **state)
+{
+	struct lb_buf b;
+	struct lb_doc doc;
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 1 << 20);
+	lb_buf_adds(&b, "<p>", NULL);
+	for (i = 0; i < 231; i++)
+		lb_buf_adds(&b, "word ", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.read_time, "2 min");
+	assert_int_equal(doc.src[LB_F_read_time], LB_SRC_DERIVED);
+	lb_doc_release(&doc);
+	doc = run("<p>one</p>", "https://e.example/");
+	assert_string_equal(doc.read_time, "1 min");
+	lb_doc_release(&doc);
+	doc = run("<p> </p>", "https://e.example/");
+	assert_null(doc.read_time);
+	assert_null(doc.text);
+	lb_doc_release(&doc);
+	lb_buf_release(&b);
+}
+
+/* Nothing found: everything NULL but the URL; never "". */
+static void test_empty(void **state)
+{
+	struct lb_doc doc;
+	struct lb_error err;
+
+	(void)state;
+	lb_doc_init(&doc);
+	lb_error_init(&err);
+	assert_int_equal(extract_html("", 0, "https://e.example/a?b=1", NULL,
+				      &doc, &err), 0);
+	assert_null(doc.title);
+	assert_null(doc.description);
+	assert_null(doc.text);
+	assert_null(doc.language);
+	assert_int_equal(doc.author.n, 0);
+	assert_string_equal(doc.url, "https://e.example/a?b=1");
+	assert_string_equal(doc.url_path, "/a");
+	assert_string_equal(doc.url_qs_params, "b=1");
+	assert_int_equal(doc.src[LB_F_url], LB_SRC_URL);
+	lb_doc_release(&doc);
+
+	assert_int_equal(extract_html(NULL, 0, NULL, NULL, &doc, &err), 0);
+	assert_null(doc.url);
+	assert_null(doc.url_path);
+	lb_doc_release(&doc);
+
+	doc = run("<title> </title><h1>\xc2\xa0</h1><meta name=description "
+		  "content=''><meta property=og:title content='   '>"
+		  "<script type=application/ld+json>{\"@type\":\"Article\","
+		  "\"headline\":\"\",\"author\":[\"\",{\"name\":\" \"}]}"
+		  "</script>", "https://e.example/");
+	assert_null(doc.title);
+	assert_null(doc.description);
+	assert_int_equal(doc.author.n, 0);
+	lb_doc_release(&doc);
+}
+
+/* Caps: text length, a JSON-LD block nested too deep, a deep tree. */
+static void test_caps(void **state)
+{
+	struct lb_buf b;
+	struct lb_doc doc;
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 16 << 20);
+	lb_buf_adds(&b, "<body><p>", NULL);
+	for (i = 0; i < 100000; i++)
+		lb_buf_adds(&b, "lorem ipsum ", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_non_null(doc.text);
+	assert_true(strlen(doc.text) <= X_MAX_TEXT);
+	assert_true(strlen(doc.text) > X_MAX_TEXT - 100);
+	lb_doc_release(&doc);
+
+	/* JSON-LD deeper than the cap is skipped; the next block counts */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<script type=application/ld+json>{\"@type\":"
+		    "\"Article\",\"headline\":\"Deep\",\"x\":", NULL);
+	for (i = 0; i < X_MAX_JSONLD_DEPTH + 5; i++)
+		lb_buf_adds(&b, "[", NULL);
+	for (i = 0; i < X_MAX_JSONLD_DEPTH + 5; i++)
+		lb_buf_adds(&b, "]", NULL);
+	lb_buf_adds(&b, "}</script><script type=application/ld+json>"
+		    "{\"@type\":\"Article\",\"headline\":\"Shallow\"}</script>",
+		    NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Shallow");
+	lb_doc_release(&doc);
+
+	/* 200000 nested elements: gumbo alone would take minutes (it is
+	 * quadratic in depth); the limiter keeps it linear */
+	lb_buf_reset(&b);
+	for (i = 0; i < 200000; i++)
+		lb_buf_adds(&b, "<div><span>", NULL);
+	lb_buf_adds(&b, "<h1>Deep title</h1><p>deep text", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Deep title");
+	assert_string_equal(doc.text, "Deep title\ndeep text");
+	lb_doc_release(&doc);
+
+	/* a tag with 100000 attributes (quadratic in gumbo too), then tags
+	 * beyond the depth cap that also have too many attributes */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<h1 ", NULL);
+	for (i = 0; i < 100000; i++)
+		lb_buf_printf(&b, NULL, "a%d='>' ", i);
+	lb_buf_adds(&b, ">Many attributes</h1>", NULL);
+	for (i = 0; i < X_MAX_DEPTH + 10; i++) {
+		int k;
+
+		lb_buf_adds(&b, "<div", NULL);
+		for (k = 0; k < X_MAX_ATTRS + 2; k++)
+			lb_buf_printf(&b, NULL, " b%d", k);
+		lb_buf_adds(&b, ">", NULL);
+	}
+	lb_buf_adds(&b, "end", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Many attributes");
+	assert_string_equal(doc.text, "Many attributes\nend");
+	lb_doc_release(&doc);
+	lb_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_demo_site),
+		cmocka_unit_test(test_demo_rules),
+		cmocka_unit_test(test_dates),
+		cmocka_unit_test(test_languages),
+		cmocka_unit_test(test_urls),
+		cmocka_unit_test(test_charsets),
+		cmocka_unit_test(test_text_writer),
+		cmocka_unit_test(test_read_time),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_caps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,323 @@
+/* Publishing: gzip, the manifest, incremental commits, never half-written. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include "linkbot/fsutil.h"
+#include "linkbot/publish.h"
+
+static const struct lb_object_meta page_meta = {
+	"application/json", "gzip", "public, max-age=86400"
+};
+
+struct fixture {
+	char root[64];
+	struct lb_store *st;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct lb_error err;
+
+	strcpy(f->root, "/tmp/test_publish.XXXXXX");
+	if (mkdtemp(f->root) == NULL)
+		return -1;
+	lb_error_init(&err);
+	if (store_open(NULL, f->root, &f->st, &err) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	store_free(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static char *gunzip(const char *data, size_t len)
+{
+	z_stream zs;
+	static char out[1 << 16];
+
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 16 + MAX_WBITS), Z_OK);
+	zs.next_in = (Bytef *)(size_t)data;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = sizeof(out) - 1;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	out[zs.total_out] = '\0';
+	inflateEnd(&zs);
+	return out;
+}
+
+static void test_gzip(void **state)
+{
+	const char *text = "{\"message\":\"hello\",\"related_links\":[]}";
+	struct lb_error err;
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(lb_gzip(text, strlen(text), &a, &alen, &err), 0);
+	assert_int_equal(lb_gzip(text, strlen(text), &b, &blen, &err), 0);
+	/* gzip magic, deflate, no name, mtime 0: the same bytes every run. */
+	assert_true(alen > 18);
+	assert_int_equal((unsigned char)a[0], 0x1f);
+	assert_int_equal((unsigned char)a[1], 0x8b);
+	assert_int_equal(a[3], 0);
+	assert_int_equal(a[4] | a[5] | a[6] | a[7], 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	assert_string_equal(gunzip(a, alen), text);
+	free(a);
+	free(b);
+	assert_int_equal(lb_gzip("", 0, &a, &alen, &err), 0);
+	assert_string_equal(gunzip(a, alen), "");
+	free(a);
+}
+
+static char *path_of(struct fixture *f, const char *key)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", f->root, key);
+	return p;
+}
+
+static cJSON *manifest(struct fixture *f, const char *folder)
+{
+	char key[256], *text = NULL;
+	struct lb_error err;
+	cJSON *o;
+
+	snprintf(key, sizeof(key), "%s/manifest.json", folder);
+	lb_error_init(&err);
+	if (lb_file_read(path_of(f, key), 1 << 24, &text, NULL, &err) < 0)
+		return NULL;
+	o = cJSON_Parse(text);
+	free(text);
+	return o;
+}
+
+/* Publishes objects name=content from a NULL-terminated list. */
+static int publish(struct fixture *f, const char *folder,
+		   const char *const *kv, int dry_run,
+		   struct lb_publish_stats *s, struct lb_error *err)
+{
+	struct lb_publish *p = publish_new(folder);
+	int rc;
+
+	for (; *kv != NULL; kv += 2) {
+		char *gz = NULL;
+		size_t n = 0;
+		assert_int_equal(lb_gzip(kv[1], strlen(kv[1]), &gz, &n, err), 0);
+		assert_int_equal(publish_add(p, kv[0], gz, n, &page_meta, err), 0);
+		free(gz);
+	}
+	(void)f;
+	rc = publish_commit(p, f->st, dry_run, s, err);
+	publish_free(p);
+	return rc;
+}
+
+static void sha_hex(const char *data, size_t len, char out[65])
+{
+	unsigned char md[32];
+	unsigned int n = 0, i;
+
+	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+	for (i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+}
+
+static void test_incremental(void **state)
+{
+	struct fixture *f = *state;
+	const char *const v1[] = { "pages/a.json", "{\"a\":1}",
+				   "pages/b.json", "{\"b\":1}",
+				   "pages/c.json", "{\"c\":1}", NULL };
+	const char *const v2[] = { "pages/a.json", "{\"a\":1}",
+				   "pages/b.json", "{\"b\":2}",
+				   "pages/d.json", "{\"d\":1}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	struct stat sb1, sb2;
+	cJSON *m;
+	char *data = NULL, hex[65];
+	size_t len = 0;
+
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "demo/blog", v1, 0, &s, &err), 0);
+	assert_int_equal(s.objects, 3);
+	assert_int_equal(s.uploaded, 3);
+	assert_int_equal(s.deleted, 0);
+	assert_true(lb_file_exists(path_of(f, "demo/blog/pages/c.json")));
+	m = manifest(f, "demo/blog");
+	assert_non_null(m);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "objects")), 3);
+	/* The manifest holds the SHA-256 of the stored bytes. */
+	assert_int_equal(lb_file_read(path_of(f, "demo/blog/pages/a.json"), 1 << 20,
+				      &data, &len, &err), 0);
+	assert_string_equal(gunzip(data, len), "{\"a\":1}");
+	sha_hex(data, len, hex);
+	free(data);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "objects"),
+						"pages/a.json")->valuestring, hex);
+	cJSON_Delete(m);
+
+	/* Unchanged: zero uploads, and not even the manifest is rewritten. */
+	assert_int_equal(stat(path_of(f, "demo/blog/manifest.json"), &sb1), 0);
+	assert_int_equal(publish(f, "demo/blog", v1, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 0);
+	assert_int_equal(s.unchanged, 3);
+	assert_int_equal(stat(path_of(f, "demo/blog/manifest.json"), &sb2), 0);
+	assert_int_equal(sb1.st_ino, sb2.st_ino);
+
+	/* Dry run: says what would change, changes nothing. */
+	assert_int_equal(publish(f, "demo/blog", v2, 1, &s, &err), 0);
+	assert_int_equal(s.uploaded, 2);
+	assert_int_equal(s.deleted, 1);
+	assert_int_equal(s.unchanged, 1);
+	assert_true(lb_file_exists(path_of(f, "demo/blog/pages/c.json")));
+	assert_false(lb_file_exists(path_of(f, "demo/blog/pages/d.json")));
+
+	/* Changed b, new d, gone c. */
+	assert_int_equal(publish(f, "demo/blog", v2, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 2);
+	assert_int_equal(s.deleted, 1);
+	assert_int_equal(s.unchanged, 1);
+	assert_false(lb_file_exists(path_of(f, "demo/blog/pages/c.json")));
+	assert_true(lb_file_exists(path_of(f, "demo/blog/pages/d.json")));
+	m = manifest(f, "demo/blog");
+	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "objects"), "pages/c.json"));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "objects"), "pages/d.json"));
+	cJSON_Delete(m);
+}
+
+static void test_failed_run_converges(void **state)
+{
+	struct fixture *f = *state;
+	const char *const v1[] = { "pages/a.json", "{\"a\":1}", NULL };
+	const char *const v2[] = { "pages/a.json", "{\"a\":2}",
+				   "pages/n.json", "{\"n\":1}",
+				   "pages/z.json", "{\"z\":1}", NULL };
+	/* v3 reverts a to v1's bytes, which the failed run had replaced. */
+	const char *const v3[] = { "pages/a.json", "{\"a\":1}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	cJSON *m, *objs;
+	char cmd[600];
+
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "c/e", v1, 0, &s, &err), 0);
+	/* Block the last upload: a directory where the file must go. */
+	assert_int_equal(lb_mkdirs(path_of(f, "c/e/pages/z.json/x"), &err), 0);
+	assert_int_equal(publish(f, "c/e", v2, 0, &s, &err), -1);
+	assert_int_equal(err.code, LB_ESTORE);
+	/* a and n were written; the manifest marks every key touched pending. */
+	assert_true(lb_file_exists(path_of(f, "c/e/pages/n.json")));
+	m = manifest(f, "c/e");
+	objs = cJSON_GetObjectItem(m, "objects");
+	assert_string_equal(cJSON_GetObjectItem(objs, "pages/n.json")->valuestring, "");
+	assert_string_equal(cJSON_GetObjectItem(objs, "pages/z.json")->valuestring, "");
+	assert_string_equal(cJSON_GetObjectItem(objs, "pages/a.json")->valuestring, "");
+	cJSON_Delete(m);
+
+	/* The next run no longer produces n: it is deleted all the same. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path_of(f, "c/e/pages/z.json"));
+	assert_int_equal(system(cmd), 0);
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "c/e", v3, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 1);
+	assert_int_equal(s.deleted, 2);
+	assert_false(lb_file_exists(path_of(f, "c/e/pages/n.json")));
+	{
+		char *data = NULL;
+		size_t len = 0;
+		assert_int_equal(lb_file_read(path_of(f, "c/e/pages/a.json"), 1 << 20,
+					      &data, &len, &err), 0);
+		assert_string_equal(gunzip(data, len), "{\"a\":1}");
+		free(data);
+	}
+	m = manifest(f, "c/e");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "objects")), 1);
+	cJSON_Delete(m);
+}
+
+static void test_no_manifest(void **state)
+{
+	struct fixture *f = *state;
+	const char *const v[] = { "pages/a.json", "{\"a\":1}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+
+	/* Pages left by a lost manifest are deleted; other keys are not. */
+	lb_error_init(&err);
+	assert_int_equal(lb_mkdirs(path_of(f, "x/y/pages"), &err), 0);
+	assert_int_equal(lb_file_write_atomic(path_of(f, "x/y/pages/old.json"), "x", 1, &err), 0);
+	assert_int_equal(lb_file_write_atomic(path_of(f, "x/y/endpoint.json"), "{}", 2, &err), 0);
+	assert_int_equal(publish(f, "x/y", v, 0, &s, &err), 0);
+	assert_int_equal(s.deleted, 1);
+	assert_false(lb_file_exists(path_of(f, "x/y/pages/old.json")));
+	assert_true(lb_file_exists(path_of(f, "x/y/endpoint.json")));
+	assert_true(lb_file_exists(path_of(f, "x/y/pages/a.json")));
+}
+
+static void test_bad_input(void **state)
+{
+	struct fixture *f = *state;
+	const char *const dup[] = { "pages/a.json", "1", "pages/a.json", "2", NULL };
+	struct lb_publish *p = publish_new("q/r");
+	struct lb_publish_stats s;
+	struct lb_error err;
+
+	lb_error_init(&err);
+	assert_int_equal(publish_add(p, "manifest.json", "x", 1, NULL, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	publish_free(p);
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "q/r", dup, 0, &s, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	assert_false(lb_file_exists(path_of(f, "q/r/pages/a.json")));
+	/* A key escaping the store is refused by the store. */
+	p = publish_new("q/r");
+	lb_error_init(&err);
+	assert_int_equal(publish_add(p, "../../etc/x", "x", 1, NULL, &err), 0);
+	assert_int_equal(publish_commit(p, f->st, 0, &s, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	publish_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_run_converges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

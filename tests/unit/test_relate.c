@@ -1,0 +1,536 @@
+/*
+ * relate/: exact top-M against brute force, symmetry, shards, threads,
+ * text normalisation, topic relatedness, languages, export.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "linkbot/relate.h"
+#include "../../src/relate/relate_int.h"
+
+/* Small integer entries: every dot product is exact in float, so the
+ * brute force below computes the very same scores, ties included. */
+static float *int_vectors(size_t n, size_t d, uint64_t seed)
+{
+	float *v = malloc(n * d * sizeof(*v));
+	size_t i;
+
+	assert_non_null(v);
+	for (i = 0; i < n * d; i++)
+		v[i] = (float)((int)(relate_rand(&seed) % 7) - 3);
+	return v;
+}
+
+/* Reference: full sort of every candidate, (score desc, target asc). */
+static void brute(const float *s, size_t ns, const float *t, size_t nt,
+		  size_t d, const long *self, int sym, size_t m, size_t i,
+		  uint32_t *bt, float *bs)
+{
+	size_t j, k, q, n = 0;
+
+	for (k = 0; k < m; k++) {
+		bt[k] = LB_NO_TARGET;
+		bs[k] = 0;
+	}
+	(void)ns;
+	for (j = 0; j < nt; j++) {
+		float x = 0;
+
+		if ((self && self[i] == (long)j) || (sym && i == j))
+			continue;
+		for (k = 0; k < d; k++)
+			x += s[i * d + k] * t[j * d + k];
+		/* insert into sorted list of n (<= m) */
+		for (q = n; q > 0 && (bs[q - 1] < x); q--) {
+			if (q < m) {
+				bt[q] = bt[q - 1];
+				bs[q] = bs[q - 1];
+			}
+		}
+		if (q < m) {
+			bt[q] = (uint32_t)j;
+			bs[q] = x;
+			if (n < m)
+				n++;
+		}
+	}
+}
+
+static void check_brute(const float *s, size_t ns, const float *t,
+			size_t nt, size_t d, const long *self, size_t m,
+			const struct lb_candidates *c, size_t rb)
+{
+	uint32_t *bt = malloc(m * sizeof(*bt));
+	float *bs = malloc(m * sizeof(*bs));
+	size_t r, k;
+
+	assert_non_null(bt);
+	assert_non_null(bs);
+	for (r = 0; r < c->n_src; r++) {
+		brute(s, ns, t, nt, d, self, s == t, m, rb + r, bt, bs);
+		for (k = 0; k < m; k++) {
+			assert_int_equal(c->target[r * m + k], bt[k]);
+			assert_true(c->score[r * m + k] == bs[k]);
+		}
+	}
+	free(bt);
+	free(bs);
+}
+
+static void test_topm_cross(void **state)
+{
+	size_t ns = 700, nt = 1100, d = 5, m = 9;
+	float *s = int_vectors(ns, d, 1), *t = int_vectors(nt, d, 2);
+	long *self = malloc(ns * sizeof(*self));
+	struct lb_candidates c;
+	struct lb_error err;
+	size_t i;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < ns; i++)
+		self[i] = i % 3 ? (long)(i * 7 % nt) : -1;
+	assert_int_equal(relate_topm(s, ns, t, nt, d, self, m, 0, 0, 2, &c,
+				     &err), 0);
+	assert_int_equal(c.n_src, ns);
+	check_brute(s, ns, t, nt, d, self, m, &c, 0);
+	lb_candidates_release(&c);
+	free(s);
+	free(t);
+	free(self);
+}
+
+static void test_topm_symmetric(void **state)
+{
+	size_t n = 1300, d = 4, m = 7;
+	float *v = int_vectors(n, d, 3);
+	struct lb_candidates c;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(relate_topm(v, n, v, n, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(v, n, v, n, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, v, n, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	unsetenv("LINKBOT_NO_AVX2");
+	check_brute(v, n, v, n, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	free(v);
+}
+
+/* Shards merged == unsharded, bit for bit; thread count does not matter.
+ * Real-valued vectors here, so rounding would show. */
+static void shards_equal(int sym)
+{
+	size_t n = 1500, nt = 1200, d = 16, m = 10, i;
+	float *v = int_vectors(n, d, 4), *t = sym ? v : int_vectors(nt, d, 5);
+	struct lb_candidates all, one, parts[4], merged;
+	struct lb_error err;
+	unsigned s, k;
+
+	if (sym)
+		nt = n;
+	for (i = 0; i < n * d; i++)
+		v[i] *= 0.3377f;
+	rows_normalize(v, n, d);
+	lb_error_init(&err);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2, &all,
+				     &err), 0);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 1, &one,
+				     &err), 0);
+	assert_memory_equal(all.target, one.target, n * m * 4);
+	assert_memory_equal(all.score, one.score, n * m * 4);
+	lb_candidates_release(&one);
+	/* the scalar scan gives what the AVX2 scan gives */
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2, &one,
+				     &err), 0);
+	unsetenv("LINKBOT_NO_AVX2");
+	assert_memory_equal(all.target, one.target, n * m * 4);
+	assert_memory_equal(all.score, one.score, n * m * 4);
+	for (k = 2; k <= 4; k++) {
+		for (s = 0; s < k; s++) {
+			size_t b, e;
+
+			assert_int_equal(relate_shard_range(n, s, k, &b, &e), 0);
+			assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, b,
+						     e, 2, &parts[s], &err), 0);
+			assert_int_equal(parts[s].n_src, e - b);
+		}
+		assert_int_equal(lb_candidates_merge(parts, k, &merged), 0);
+		assert_int_equal(merged.n_src, n);
+		assert_memory_equal(all.target, merged.target, n * m * 4);
+		assert_memory_equal(all.score, merged.score, n * m * 4);
+		lb_candidates_release(&merged);
+		for (s = 0; s < k; s++)
+			lb_candidates_release(&parts[s]);
+	}
+	assert_int_equal(relate_shard_range(n, 4, 4, &i, &i), -1);
+	lb_candidates_release(&all);
+	lb_candidates_release(&one);
+	if (!sym)
+		free(t);
+	free(v);
+}
+
+static void test_shards_symmetric(void **state)
+{
+	(void)state;
+	shards_equal(1);
+}
+
+static void test_shards_cross(void **state)
+{
+	(void)state;
+	shards_equal(0);
+}
+
+static void test_topm_padding(void **state)
+{
+	float v[] = { 1, 0, 0, 1, 1, 1 };
+	struct lb_candidates c;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(relate_topm(v, 3, v, 3, 2, NULL, 4, 0, 0, 2, &c,
+				     &err), 0);
+	/* 2 other pages for 4 slots: 2 padded */
+	assert_int_equal(c.target[0], 2);
+	assert_int_equal(c.target[1], 1);
+	assert_int_equal(c.target[2], LB_NO_TARGET);
+	assert_int_equal(c.target[3], LB_NO_TARGET);
+	assert_true(c.score[3] == 0);
+	lb_candidates_release(&c);
+	assert_int_equal(relate_topm(v, 3, v, 3, 2, NULL, 4, 2, 5, 2, &c,
+				     &err), -1);
+	assert_int_equal(err.code, LB_EUSAGE);
+}
+
+/* ---- text ---- */
+
+struct toks {
+	char buf[512];
+};
+
+static void collect(const char *tok, size_t len, void *arg)
+{
+	struct toks *t = arg;
+
+	strncat(t->buf, tok, len);
+	strcat(t->buf, " ");
+}
+
+static void test_tokens(void **state)
+{
+	struct toks t;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	memset(&t, 0, sizeof(t));
+	/* case fold, NFKC ligature, stop words, digits, stemming */
+	assert_int_equal(text_tokens("The RUNNING ﬁles of 2024 are Databases",
+				     "en", collect, &t, &err), 0);
+	assert_string_equal(t.buf, "run file databas ");
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(text_tokens("Straße STRASSE", "de-DE", collect, &t,
+				     &err), 0);
+	assert_string_equal(t.buf, "strass strass ");
+	memset(&t, 0, sizeof(t));
+	/* unknown language: no stemming, still folded; ideographs one by one */
+	assert_int_equal(text_tokens("Running 東京", "xx", collect, &t, &err),
+			 0);
+	assert_string_equal(t.buf, "running 東 京 ");
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(text_tokens("bad \xff utf8", "en", collect, &t, &err),
+			 -1);
+	assert_int_equal(stopword_is("en", "the", 3), 1);
+	assert_int_equal(stopword_is("fr", "même", strlen("même")), 1);
+	assert_int_equal(stopword_is("en", "python", 6), 0);
+}
+
+/* ---- docs ---- */
+
+static const char *topics[3][2] = {
+	{ "cat", "Cats purr and chase mice; a kitten sleeps, feline whiskers "
+		 "twitch, the cat hunts birds and climbs trees." },
+	{ "database", "SQL databases store rows in tables; an index speeds "
+		      "queries, a transaction commits or rolls back." },
+	{ "guitar", "Guitar strings vibrate; chords, frets and a capo; "
+		    "the guitarist tunes the strings and strums songs." },
+};
+
+static void make_doc(struct lb_doc *d, int topic, int k, const char *lang)
+{
+	char buf[512];
+
+	lb_doc_init(d);
+	snprintf(buf, sizeof(buf), "About %s number %d", topics[topic][0], k);
+	d->title = strdup(buf);
+	snprintf(buf, sizeof(buf), "%s Variation %d of the %s story.",
+		 topics[topic][1], k, topics[topic][0]);
+	d->text = strdup(buf);
+	snprintf(buf, sizeof(buf), "https://x.test/%s/%s-%d/", lang,
+		 topics[topic][0], k);
+	d->url = strdup(buf);
+	d->language = strdup(lang);
+}
+
+static void test_candidates_topics(void **state)
+{
+	enum { N = 30 };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = 5 };
+	struct lb_candidates c, c2;
+	struct lb_error err;
+	size_t i, j;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
+		p[i] = &docs[i];
+	}
+	in.src = in.tgt = p;
+	in.n_src = in.n_tgt = N;
+	for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+		o.method = (enum lb_relate_method)meth;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		assert_int_equal(c.n_src, N);
+		for (i = 0; i < N; i++)
+			for (j = 0; j < 5; j++) {
+				uint32_t t = c.target[i * 5 + j];
+
+				assert_int_not_equal(t, i);	/* never itself */
+				assert_int_equal(t % 3, i % 3);	/* on topic */
+				assert_true(c.score[i * 5 + j] > 0);
+				if (j)
+					assert_true(c.score[i * 5 + j] <=
+						    c.score[i * 5 + j - 1]);
+			}
+		/* deterministic, whatever the thread count */
+		o.threads = 1;
+		assert_int_equal(relate_candidates(&in, &o, &c2, &err), 0);
+		o.threads = 0;
+		assert_memory_equal(c.target, c2.target, N * 5 * 4);
+		assert_memory_equal(c.score, c2.score, N * 5 * 4);
+		lb_candidates_release(&c2);
+		/* 3 shards of the whole pipeline merge to the same bytes */
+		{
+			struct lb_candidates part[3];
+			unsigned s;
+
+			for (s = 0; s < 3; s++) {
+				struct lb_relate_opts so = o;
+
+				relate_shard_range(N, s, 3, &so.row_begin,
+						   &so.row_end);
+				assert_int_equal(relate_candidates(
+					&in, &so, &part[s], &err), 0);
+			}
+			assert_int_equal(lb_candidates_merge(part, 3, &c2), 0);
+			for (s = 0; s < 3; s++)
+				lb_candidates_release(&part[s]);
+		}
+		assert_memory_equal(c.target, c2.target, N * 5 * 4);
+		assert_memory_equal(c.score, c2.score, N * 5 * 4);
+		lb_candidates_release(&c);
+		lb_candidates_release(&c2);
+	}
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
+/* Cross set with self links, multi-language grouping, shard rows. */
+static void test_candidates_languages(void **state)
+{
+	enum { NT = 24, NS = 8 };
+	struct lb_doc docs[NT + NS];
+	const struct lb_doc *tgt[NT], *src[NS];
+	long self[NS];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = 4 };
+	struct lb_candidates c, part;
+	struct lb_error err;
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, i, j;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < NT; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, i % 2 ? "de" : "en");
+		tgt[i] = &docs[i];
+	}
+	for (i = 0; i < NS; i++) {
+		if (i < 4) {	/* sources 0-3 are targets 0-3 */
+			src[i] = tgt[i];
+			self[i] = (long)i;
+		} else {
+			make_doc(&docs[NT + i], (int)(i % 3), 100 + (int)i,
+				 i % 2 ? "de" : "en");
+			src[i] = &docs[NT + i];
+			self[i] = -1;
+		}
+	}
+	in.src = src;
+	in.n_src = NS;
+	in.tgt = tgt;
+	in.n_tgt = NT;
+	in.self = self;
+	in.multi_language = 1;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	for (i = 0; i < NS; i++)
+		for (j = 0; j < 4; j++) {
+			uint32_t t = c.target[i * 4 + j];
+
+			assert_int_not_equal((long)t, self[i]);
+			assert_int_equal(t % 2, i % 2);	/* same language */
+			/* 4 targets share language and topic, less itself */
+			if (j < (self[i] >= 0 ? 3u : 4u))
+				assert_int_equal(t % 3, i % 3);
+		}
+	/* one row range gives the same rows */
+	o.row_begin = 3;
+	o.row_end = 6;
+	assert_int_equal(relate_candidates(&in, &o, &part, &err), 0);
+	assert_int_equal(part.n_src, 3);
+	assert_memory_equal(part.target, c.target + 3 * 4, 3 * 4 * 4);
+	assert_memory_equal(part.score, c.score + 3 * 4, 3 * 4 * 4);
+
+	/* export: source, target, score per line, best first */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(relate_export_tsv(f, &in, &part, 3, &err), 0);
+	fclose(f);
+	{
+		char want[256];
+
+		const char *first = strchr(buf, '\n') + 1;
+
+		assert_true(buf[0] == '#');
+		snprintf(want, sizeof(want), "%s\t%s\t%.9g\n", src[3]->url,
+			 tgt[part.target[0]]->url, (double)part.score[0]);
+		assert_memory_equal(first, want, strlen(want));
+		assert_true(strtof(strrchr(want, '\t') + 1, NULL) ==
+			    part.score[0]);	/* reads back exactly */
+		j = 0;
+		for (i = 0; i < len; i++)
+			j += buf[i] == '\n';
+		assert_int_equal(j, 1 + 12);
+	}
+	free(buf);
+	lb_candidates_release(&part);
+
+	/* shard jobs export their rows; the files concatenated read back
+	 * as the unsharded candidates, bit for bit */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (i = 0; i < 3; i++) {
+		struct lb_relate_opts so = { .m = 4 };
+
+		relate_shard_range(NS, (unsigned)i, 3, &so.row_begin,
+				   &so.row_end);
+		assert_int_equal(relate_candidates(&in, &so, &part, &err), 0);
+		assert_int_equal(relate_export_tsv(f, &in, &part, so.row_begin,
+						   &err), 0);
+		lb_candidates_release(&part);
+	}
+	fclose(f);
+	assert_int_equal(relate_import_tsv(buf, &in, 4, &part, &err), 0);
+	assert_int_equal(part.n_src, NS);
+	assert_memory_equal(part.target, c.target, NS * 4 * 4);
+	assert_memory_equal(part.score, c.score, NS * 4 * 4);
+	lb_candidates_release(&part);
+	assert_int_equal(relate_import_tsv("nowhere\tx\t1\n", &in, 4, &part,
+					   &err), -1);
+	assert_int_equal(err.code, LB_EPARSE);
+	free(buf);
+	lb_candidates_release(&c);
+	for (i = 0; i < NT + NS; i++)
+		if (i < NT || i >= NT + 4)
+			lb_doc_release(&docs[i]);
+}
+
+/* Degenerate input: no pages, empty pages, identical pages (ties go to
+ * the lower target index), more slots than targets. */
+static void test_candidates_edges(void **state)
+{
+	struct lb_doc docs[6];
+	const struct lb_doc *p[6];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = 8 };
+	struct lb_candidates c;
+	struct lb_error err;
+	size_t i;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	in.src = in.tgt = p;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	assert_int_equal(c.n_src, 0);
+	lb_candidates_release(&c);
+	for (i = 0; i < 6; i++) {
+		lb_doc_init(&docs[i]);
+		if (i >= 2)	/* 0, 1: no text at all */
+			docs[i].text = strdup("identical words about postgres "
+					      "vacuum and autovacuum tuning");
+		p[i] = &docs[i];
+	}
+	in.n_src = in.n_tgt = 6;
+	for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+		o.method = (enum lb_relate_method)meth;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		/* page 2: pages 3, 4, 5 tie at the top, in index order */
+		assert_int_equal(c.target[2 * 8 + 0], 3);
+		assert_int_equal(c.target[2 * 8 + 1], 4);
+		assert_int_equal(c.target[2 * 8 + 2], 5);
+		assert_true(c.score[2 * 8] > 0.99f);
+		/* 5 other pages for 8 slots */
+		assert_int_equal(c.target[2 * 8 + 5], LB_NO_TARGET);
+		/* an empty page relates to nothing better than score 0 */
+		assert_true(c.score[0] == 0);
+		for (i = 0; i < 6 * 8; i++)
+			assert_int_not_equal(c.target[i], i / 8);
+		lb_candidates_release(&c);
+	}
+	o.row_begin = 4;
+	o.row_end = 7;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), -1);
+	assert_int_equal(err.code, LB_EUSAGE);
+	for (i = 0; i < 6; i++)
+		lb_doc_release(&docs[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topm_cross),
+		cmocka_unit_test(test_topm_symmetric),
+		cmocka_unit_test(test_shards_symmetric),
+		cmocka_unit_test(test_shards_cross),
+		cmocka_unit_test(test_topm_padding),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_candidates_topics),
+		cmocka_unit_test(test_candidates_languages),
+		cmocka_unit_test(test_candidates_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,191 @@
+/* robots.txt per RFC 9309: groups, longest match, '*', '$', encodings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "linkbot/robots.h"
+
+static struct lb_robots *parse(const char *txt)
+{
+	struct lb_robots *r = NULL;
+	struct lb_error err;
+
+	lb_error_init(&err);
+	if (robots_parse(txt, strlen(txt), "LinkBot", &r, &err) < 0)
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static int allowed(const char *txt, const char *path)
+{
+	struct lb_robots *r = parse(txt);
+	int a = robots_allowed(r, path);
+
+	robots_free(r);
+	return a;
+}
+
+static void test_groups(void **state)
+{
+	const char *txt =
+		"User-agent: *\n"
+		"Disallow: /\n"
+		"\n"
+		"User-agent: otherbot\n"
+		"Allow: /\n"
+		"\n"
+		"User-Agent: linkbot\n"
+		"Disallow: /private/\n";
+
+	(void)state;
+	/* our group, not '*': case-insensitive agent name */
+	assert_true(allowed(txt, "/blog/a"));
+	assert_false(allowed(txt, "/private/x"));
+	/* no group for us: '*' */
+	assert_false(allowed("User-agent: *\nDisallow: /\n", "/x"));
+	/* "LinkBot/1.0" names us; groups naming us are merged */
+	assert_false(allowed("User-agent: LinkBot/1.0\nDisallow: /a\n"
+			     "User-agent: *\nDisallow: /b\n"
+			     "User-agent: linkbot\nDisallow: /c\n", "/c/1"));
+	assert_false(allowed("User-agent: LinkBot/1.0\nDisallow: /a\n"
+			     "User-agent: *\nDisallow: /b\n"
+			     "User-agent: linkbot\nDisallow: /c\n", "/a/1"));
+	assert_true(allowed("User-agent: LinkBot/1.0\nDisallow: /a\n"
+			    "User-agent: *\nDisallow: /b\n", "/b/1"));
+	/* several user-agent lines start one group */
+	assert_false(allowed("User-agent: a\nUser-agent: LinkBot\n"
+			     "Disallow: /x\n", "/x"));
+	/* "LinkBotX" is another crawler */
+	assert_true(allowed("User-agent: LinkBotX\nDisallow: /\n", "/x"));
+	/* empty robots.txt, empty Disallow */
+	assert_true(allowed("", "/x"));
+	assert_true(allowed("User-agent: *\nDisallow:\n", "/x"));
+	/* blank lines do not end a group (RFC 9309): both agents here */
+	assert_false(allowed("User-agent: LinkBot\n\nUser-agent: *\n"
+			     "Disallow: /\n", "/x"));
+	/* our group with no rules allows all, even if '*' disallows */
+	assert_true(allowed("User-agent: *\nDisallow: /\n"
+			    "User-agent: LinkBot\n", "/x"));
+}
+
+static void test_longest_match(void **state)
+{
+	const char *txt =
+		"User-agent: *\n"
+		"Disallow: /wp-admin/\n"
+		"Allow: /wp-admin/admin-ajax.php\n"
+		"Disallow: /a\n"
+		"Allow: /a\n"
+		"Allow: /shop/\n"
+		"Disallow: /shop/cart\n";
+
+	(void)state;
+	assert_false(allowed(txt, "/wp-admin/x"));
+	assert_true(allowed(txt, "/wp-admin/admin-ajax.php"));
+	/* equal length: allow wins */
+	assert_true(allowed(txt, "/a/b"));
+	assert_false(allowed(txt, "/shop/cart?x=1"));
+	assert_true(allowed(txt, "/shop/item"));
+	/* robots.txt itself is always allowed */
+	assert_true(allowed("User-agent: *\nDisallow: /\n", "/robots.txt"));
+}
+
+static void test_wildcards(void **state)
+{
+	const char *txt =
+		"User-agent: *\n"
+		"Disallow: /*.pdf$\n"
+		"Disallow: /*?sessionid=\n"
+		"Disallow: /fish*\n"
+		"Allow: /fish/ok$\n";
+
+	(void)state;
+	assert_false(allowed(txt, "/docs/a.pdf"));
+	assert_true(allowed(txt, "/docs/a.pdf.html"));
+	assert_false(allowed(txt, "/page?sessionid=1"));
+	assert_true(allowed(txt, "/page?id=1"));
+	assert_false(allowed(txt, "/fishes"));
+	assert_true(allowed(txt, "/fish/ok"));
+	assert_false(allowed(txt, "/fish/ok/no"));
+	/* query strings take part */
+	assert_false(allowed("User-agent: *\nDisallow: /a?b\n", "/a?b=1"));
+}
+
+static void test_syntax(void **state)
+{
+	(void)state;
+	/* comments, spaces, CRLF, BOM, odd case */
+	assert_false(allowed("\xEF\xBB\xBFuser-agent: * # all\r\n"
+			     "  DISALLOW :  /x   # no x\r\n", "/x/1"));
+	/* unknown lines do not break the group */
+	assert_false(allowed("User-agent: *\nCrawl-delay: 10\n"
+			     "Disallow: /x\n", "/x"));
+	/* a rule before any user-agent belongs to no group */
+	assert_true(allowed("Disallow: /\nUser-agent: *\nDisallow: /y\n",
+			    "/x"));
+	/* percent-encoding: unreserved decoded, others in upper case */
+	assert_false(allowed("User-agent: *\nDisallow: /%7Euser\n", "/~user/"));
+	assert_false(allowed("User-agent: *\nDisallow: /~user\n", "/%7euser/"));
+	assert_false(allowed("User-agent: *\nDisallow: /caf%c3%a9\n",
+			     "/caf%C3%A9"));
+	assert_false(allowed("User-agent: *\nDisallow: /café\n",
+			     "/caf%C3%A9"));
+	assert_true(allowed("User-agent: *\nDisallow: /a%2Fb\n", "/a/b"));
+}
+
+static void test_sitemaps(void **state)
+{
+	struct lb_robots *r = parse(
+		"Sitemap: https://a.example/s1.xml\n"
+		"User-agent: *\nDisallow: /p\n"
+		"sitemap:https://a.example/s2.xml#x\n");
+	const struct lb_strlist *s = robots_sitemaps(r);
+
+	(void)state;
+	assert_int_equal(s->n, 2);
+	assert_string_equal(s->v[0], "https://a.example/s1.xml");
+	assert_string_equal(s->v[1], "https://a.example/s2.xml#x");
+	/* a Sitemap line does not end the group */
+	assert_false(robots_allowed(r, "/p"));
+	robots_free(r);
+	robots_free(NULL);
+}
+
+static void test_size_limit(void **state)
+{
+	size_t n = LB_ROBOTS_MAX_BYTES + 100, i;
+	char *txt = malloc(n + 64);
+	struct lb_robots *r = NULL;
+	struct lb_error err;
+
+	(void)state;
+	/* 500 KiB of comments, then a rule past the limit: ignored */
+	strcpy(txt, "User-agent: *\n");
+	for (i = strlen(txt); i < n; i++)
+		txt[i] = (i % 64 == 63) ? '\n' : '#';
+	strcpy(txt + n, "\nDisallow: /\n");
+	lb_error_init(&err);
+	assert_int_equal(robots_parse(txt, strlen(txt), "LinkBot", &r, &err),
+			 0);
+	assert_true(robots_allowed(r, "/x"));
+	robots_free(r);
+	free(txt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_longest_match),
+		cmocka_unit_test(test_wildcards),
+		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_sitemaps),
+		cmocka_unit_test(test_size_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,211 @@
+/*
+ * Stores: the directory store always; the S3 store when LB_TEST_S3 names a
+ * running S3-compatible server ("http://127.0.0.1:PORT", bucket in
+ * LB_TEST_S3_BUCKET), as tests/integration/publish-s3.sh does with s3rver.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "linkbot/config.h"
+#include "linkbot/fsutil.h"
+#include "linkbot/store.h"
+
+static const struct lb_object_meta meta = {
+	"application/json", "gzip", "public, max-age=86400"
+};
+
+struct fixture {
+	char root[64];
+	char location[256];
+	struct lb_config cfg;
+	struct lb_store *st;
+};
+
+static int setup_dir(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct lb_error err;
+
+	strcpy(f->root, "/tmp/test_store.XXXXXX");
+	if (mkdtemp(f->root) == NULL)
+		return -1;
+	snprintf(f->location, sizeof(f->location), "dir:%s", f->root);
+	lb_error_init(&err);
+	if (store_open(NULL, f->location, &f->st, &err) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int setup_s3(void **state)
+{
+	struct fixture *f;
+	struct lb_error err;
+	const char *ep = getenv("LB_TEST_S3");
+	const char *bucket = getenv("LB_TEST_S3_BUCKET");
+	static int run;
+
+	if (ep == NULL || bucket == NULL)
+		return 0;	/* the test skips itself */
+	f = calloc(1, sizeof(*f));
+	f->cfg.s3.endpoint = (char *)ep;
+	f->cfg.s3.region = "us-east-1";
+	f->cfg.s3.path_style = 1;
+	snprintf(f->location, sizeof(f->location), "s3://%s/unit%d-%ld", bucket,
+		 run++, (long)getpid());
+	lb_error_init(&err);
+	if (store_open(&f->cfg, f->location, &f->st, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	if (f == NULL)
+		return 0;
+	store_free(f->st);
+	if (f->root[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+		if (system(cmd) != 0)
+			return -1;
+	}
+	free(f);
+	return 0;
+}
+
+struct seen {
+	char keys[64][128];
+	int n;
+};
+
+static int collect(const char *key, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 64)
+		snprintf(s->keys[s->n++], 128, "%s", key);
+	return 0;
+}
+
+/* The behaviour every store kind shares. */
+static void common(struct fixture *f)
+{
+	struct lb_error err;
+	struct seen s;
+	char *data = NULL, big[70000];
+	size_t len = 0, i;
+
+	lb_error_init(&err);
+	assert_int_equal(store_put(f->st, "c/e/pages/b.json", "bee", 3, &meta, &err), 0);
+	assert_int_equal(store_put(f->st, "c/e/pages/a.json", "ay", 2, &meta, &err), 0);
+	assert_int_equal(store_put(f->st, "c/e/endpoint.json", "{}", 2, NULL, &err), 0);
+	assert_int_equal(store_put(f->st, "c/other/x.json", "x", 1, NULL, &err), 0);
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	assert_int_equal(store_put(f->st, "c/e/big.json", big, sizeof(big), NULL, &err), 0);
+	assert_int_equal(store_flush(f->st, &err), 0);
+
+	assert_int_equal(store_get(f->st, "c/e/pages/b.json", &data, &len, &err), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(data, "bee", 3);
+	free(data);
+	assert_int_equal(store_get(f->st, "c/e/big.json", &data, &len, &err), 0);
+	assert_int_equal(len, sizeof(big));
+	assert_memory_equal(data, big, sizeof(big));
+	free(data);
+
+	/* Overwrite replaces the whole object. */
+	assert_int_equal(store_put(f->st, "c/e/pages/b.json", "b", 1, &meta, &err), 0);
+	assert_int_equal(store_flush(f->st, &err), 0);
+	assert_int_equal(store_get(f->st, "c/e/pages/b.json", &data, &len, &err), 0);
+	assert_int_equal(len, 1);
+	free(data);
+
+	/* Listing: sorted, only under the prefix. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "c/e/", collect, &s, &err), 0);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.keys[0], "c/e/big.json");
+	assert_string_equal(s.keys[1], "c/e/endpoint.json");
+	assert_string_equal(s.keys[2], "c/e/pages/a.json");
+	assert_string_equal(s.keys[3], "c/e/pages/b.json");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "c/e/pages/", collect, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "nothing/", collect, &s, &err), 0);
+	assert_int_equal(s.n, 0);
+
+	/* Delete, twice: the second is not an error. */
+	assert_int_equal(store_delete(f->st, "c/e/pages/a.json", &err), 0);
+	assert_int_equal(store_flush(f->st, &err), 0);
+	assert_int_equal(store_delete(f->st, "c/e/pages/a.json", &err), 0);
+	assert_int_equal(store_flush(f->st, &err), 0);
+	assert_int_equal(store_get(f->st, "c/e/pages/a.json", &data, &len, &err), -1);
+	assert_int_equal(err.code, LB_ENOTFOUND);
+	assert_null(data);
+
+	/* Keys that could escape the root or prefix are refused. */
+	{
+		static const char *const bad[] = {
+			"", "/abs", "a//b", "../x", "a/../b", "a/./b", "a/.tmp",
+			"a\\b", "a\nb", "a/", NULL };
+		for (i = 0; bad[i] != NULL; i++) {
+			lb_error_init(&err);
+			if (store_put(f->st, bad[i], "x", 1, NULL, &err) == 0)
+				fail_msg("key '%s' accepted", bad[i]);
+			assert_int_equal(err.code, LB_EINVALID);
+		}
+	}
+}
+
+static void test_dir(void **state)
+{
+	struct fixture *f = *state;
+	struct lb_error err;
+	struct seen s;
+	char tmp[128];
+
+	common(f);
+	assert_string_equal(store_describe(f->st) + 4, f->root);
+	/* A stray temporary file of a killed run is invisible. */
+	snprintf(tmp, sizeof(tmp), "%s/c/e/pages/.z.json.123.tmp", f->root);
+	lb_error_init(&err);
+	assert_int_equal(lb_file_write_atomic(tmp, "half", 4, &err), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "c/e/pages/", collect, &s, &err), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.keys[0], "c/e/pages/b.json");
+}
+
+static void test_s3(void **state)
+{
+	if (*state == NULL)
+		skip();
+	common(*state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dir, setup_dir, teardown),
+		cmocka_unit_test_setup_teardown(test_s3, setup_s3, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
