@@ -26,14 +26,13 @@ if ! pkg-config --exists lemon; then
 	echo "assign bench: liblemon-dev missing (ci/install-deps --bench)" >&2
 	exit 1
 fi
-objs="$BUILD/src/assign/assign.o $BUILD/src/base/candidates.o $BUILD/src/base/error.o $BUILD/src/base/log.o"
-make -s BUILD="$BUILD" $objs
+make -s BUILD="$BUILD" "$BUILD/liblinkbot.a"
 mkdir -p "$BUILD/bench"
 bin="$BUILD/bench/assign_bench"
 if [ ! -x "$bin" ] || [ bench/assign_bench.cc -nt "$bin" ] ||
-   [ "$BUILD/src/assign/assign.o" -nt "$bin" ]; then
-	g++ -O2 -std=c++17 -Iinclude -w -o "$bin" bench/assign_bench.cc $objs \
-		$(pkg-config --libs lemon) -lm
+   [ "$BUILD/liblinkbot.a" -nt "$bin" ]; then
+	g++ -O2 -std=c++17 -Iinclude -w -o "$bin" bench/assign_bench.cc \
+		"$BUILD/liblinkbot.a" $(pkg-config --libs lemon) -lm
 fi
 
 field() { # line name

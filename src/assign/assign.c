@@ -103,7 +103,7 @@
 
 #define SCALE 16777216.0	/* 2^24 */
 #define CAP_INF 0x3fffffffu
-#define DENSE_LIMIT_DEFAULT ((size_t)1 << 20)
+#define DENSE_LIMIT_DEFAULT ((size_t)1 << 16)
 #define NONE UINT32_MAX
 #define PRICE_ROUNDS 20
 
