@@ -349,7 +349,7 @@ static struct heap_item heap_pop(struct solver *S)
 }
 
 /* Relax node u to distance du, reached through (link, via). */
-static int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
+static inline int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
 		 uint32_t via)
 {
 	if (S->done[u] == S->epoch)
