@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "linkbot/assign.h"
 #include "linkbot/buf.h"
@@ -86,46 +87,74 @@ static int url_clean(const char *u)
 	return 1;
 }
 
-static int write_candidates(const char *dir, const struct link_job *job,
-			    const struct page_list *src,
-			    const struct page_list *tgt,
-			    const struct lb_candidates *cand,
-			    struct lb_error *err)
+/* The candidates in relate's export format (docs/relate.md), atomically. */
+static int write_export(const char *path, const struct lb_relate_input *in,
+			const struct lb_candidates *cand, size_t row_begin,
+			struct lb_error *err)
 {
-	struct lb_buf b;
-	char name[300], *path = NULL;
-	size_t i, j;
+	char tmp[4200];
+	FILE *f;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (lb_mkdirs_parent(path, err) < 0)
+		return -1;
+	if ((f = fopen(tmp, "w")) == NULL)
+		return lb_error_errno(err, LB_EIO, "cannot create '%s'", tmp);
+	rc = relate_export_tsv(f, in, cand, row_begin, err);
+	if (fflush(f) != 0 || ferror(f)) {
+		rc = lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
+	}
+	if (fclose(f) != 0 && rc == 0)
+		rc = lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = lb_error_errno(err, LB_EIO, "cannot rename '%s'", tmp);
+	if (rc < 0)
+		unlink(tmp);
+	else
+		log_info("candidates written to '%s'", path);
+	return rc;
+}
+
+/* state/<client>/<id>/candidates.<i>-of-<n>.tsv */
+static void shard_path(char *buf, size_t size, const struct link_job *job,
+		       unsigned i, unsigned n)
+{
+	size_t len = strlen(job->links_path);
+	const char *slash = strrchr(job->links_path, '/');
+
+	if (slash != NULL)
+		len = (size_t)(slash - job->links_path);
+	snprintf(buf, size, "%.*s/candidates.%u-of-%u.tsv", (int)len,
+		 job->links_path, i, n);
+}
+
+/* Candidates from the n shard files of `linkbot build --shard i/n`. */
+static int import_shards(const struct link_job *job,
+			 const struct lb_relate_input *in, size_t m, unsigned n,
+			 struct lb_candidates *cand, struct lb_error *err)
+{
+	struct lb_buf all;
+	unsigned i;
 	int rc = -1;
 
-	lb_buf_init(&b, LINKS_MAX_BYTES);
-	if (lb_buf_adds(&b, "# linkbot candidates: source_url\ttarget_url\t"
-			    "score (cosine), best first per source\n", err) < 0)
-		goto out;
-	for (i = 0; i < cand->n_src; i++)
-		for (j = 0; j < cand->m; j++) {
-			uint32_t t = cand->target[i * cand->m + j];
-			if (t == LB_NO_TARGET)
-				break;
-			if (lb_buf_printf(&b, err, "%s\t%s\t%.6f\n",
-					  src->docs[i]->url, tgt->docs[t]->url,
-					  cand->score[i * cand->m + j]) < 0)
-				goto out;
-		}
-	snprintf(name, sizeof(name), "%s/%s/candidates.tsv", job->client_id,
-		 job->id);
-	if ((path = lb_path_join(dir, name)) == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
+	lb_buf_init(&all, LINKS_MAX_BYTES);
+	for (i = 0; i < n; i++) {
+		char path[4200], *text = NULL;
+		size_t len = 0;
+
+		shard_path(path, sizeof(path), job, i, n);
+		if (lb_file_read(path, LINKS_MAX_BYTES, &text, &len, err) < 0)
+			goto out;
+		rc = lb_buf_add(&all, text, len, err);
+		free(text);
+		if (rc < 0)
+			goto out;
+		rc = -1;
 	}
-	if (lb_mkdirs_parent(path, err) < 0 ||
-	    lb_file_write_atomic(path, b.data, b.len, err) < 0)
-		goto out;
-	log_info("%s/%s: candidates written to '%s'", job->client_id, job->id,
-		 path);
-	rc = 0;
+	rc = relate_import_tsv(all.data ? all.data : "", in, m, cand, err);
 out:
-	free(path);
-	lb_buf_release(&b);
+	lb_buf_release(&all);
 	return rc;
 }
 
@@ -198,11 +227,49 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	in.n_tgt = tgt.n;
 	in.self = self;
 	in.multi_language = ep->multi_language;
-	if (relate_candidates(&in, &ropts, &cand, err) < 0)
+	if (opts->shard_n > 0) {
+		/* One block of source rows, for a job of a sharded build. */
+		char path[4200];
+
+		if (relate_shard_range(src.n, opts->shard_i, opts->shard_n,
+				       &ropts.row_begin, &ropts.row_end) < 0) {
+			lb_error_set(err, LB_EUSAGE, "shard %u of %u does not exist",
+				     opts->shard_i, opts->shard_n);
+			goto out;
+		}
+		shard_path(path, sizeof(path), job, opts->shard_i, opts->shard_n);
+		if (ropts.row_end > ropts.row_begin &&
+		    relate_candidates(&in, &ropts, &cand, err) < 0)
+			goto out;
+		if (ropts.row_end == ropts.row_begin &&
+		    lb_candidates_init(&cand, 0, ropts.m) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = write_export(path, &in, &cand, ropts.row_begin, err);
 		goto out;
-	if (opts->export_dir != NULL &&
-	    write_candidates(opts->export_dir, job, &src, &tgt, &cand, err) < 0)
+	}
+	if (opts->from_shards > 0) {
+		if (import_shards(job, &in, ropts.m, opts->from_shards, &cand,
+				  err) < 0)
+			goto out;
+	} else if (relate_candidates(&in, &ropts, &cand, err) < 0) {
 		goto out;
+	}
+	if (opts->export_dir != NULL) {
+		char name[300], *path;
+		snprintf(name, sizeof(name), "%s/%s/candidates.tsv",
+			 job->client_id, job->id);
+		if ((path = lb_path_join(opts->export_dir, name)) == NULL) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = write_export(path, &in, &cand, 0, err);
+		free(path);
+		if (rc < 0)
+			goto out;
+		rc = -1;
+	}
 
 	log_stage("assign");
 	memset(&ap, 0, sizeof(ap));
