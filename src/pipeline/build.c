@@ -87,6 +87,75 @@ static int url_clean(const char *u)
 	return 1;
 }
 
+/* Position of page index pi in a page list (indexes ascend), or -1. */
+static long list_find(const struct page_list *l, size_t pi)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->index[mid] == pi)
+			return (long)mid;
+		if (l->index[mid] < pi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The previous run's links (links.tsv as it still is) in today's indexes,
+ * l per source, for the stability bonus. NULL when there is none.
+ */
+static uint32_t *previous_links(const char *path, const struct pages *pages,
+				const struct page_list *src,
+				const struct page_list *tgt, size_t l,
+				struct lb_error *err)
+{
+	char *text = NULL, *line, *next;
+	uint32_t *prev = NULL;
+	size_t *count = NULL, i, len = 0;
+	struct lb_error rerr;
+
+	lb_error_init(&rerr);
+	if (lb_file_read(path, LINKS_MAX_BYTES, &text, &len, &rerr) < 0)
+		return NULL;	/* first run, or unreadable: no bonus */
+	prev = malloc((src->n * l > 0 ? src->n * l : 1) * sizeof(*prev));
+	count = calloc(src->n ? src->n : 1, sizeof(*count));
+	if (prev == NULL || count == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		free(prev);
+		prev = NULL;
+		goto out;
+	}
+	for (i = 0; i < src->n * l; i++)
+		prev[i] = LB_NO_TARGET;
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		char *tab1, *tab2;
+		long sp, tp, si, ti;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		if (line[0] == '#' || (tab1 = strchr(line, '\t')) == NULL ||
+		    (tab2 = strchr(tab1 + 1, '\t')) == NULL)
+			continue;
+		*tab1 = *tab2 = '\0';
+		if ((sp = pages_find(pages, line)) < 0 ||
+		    (tp = pages_find(pages, tab1 + 1)) < 0 ||
+		    (si = list_find(src, (size_t)sp)) < 0 ||
+		    (ti = list_find(tgt, (size_t)tp)) < 0 ||
+		    count[si] >= l)
+			continue;
+		prev[(size_t)si * l + count[si]++] = (uint32_t)ti;
+	}
+out:
+	free(count);
+	free(text);
+	return prev;
+}
+
 /* The candidates in relate's export format (docs/relate.md), atomically. */
 static int write_export(const char *path, const struct lb_relate_input *in,
 			const struct lb_candidates *cand, size_t row_begin,
@@ -196,6 +265,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 
 	memset(&src, 0, sizeof(src));
 	memset(&tgt, 0, sizeof(tgt));
+	memset(&ap, 0, sizeof(ap));
 	lb_buf_init(&out, LINKS_MAX_BYTES);
 	if (pages_select(pages, &job->source, &src, err) < 0 ||
 	    pages_select(pages, &job->target, &tgt, err) < 0)
@@ -272,7 +342,6 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	}
 
 	log_stage("assign");
-	memset(&ap, 0, sizeof(ap));
 	ap.n_tgt = tgt.n;
 	ap.links = (size_t)ep->links;
 	ap.min_in = (size_t)ep->min_incoming;
@@ -282,6 +351,12 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	ap.self = self;
 	ap.lang_src = lsrc;
 	ap.lang_tgt = ltgt;
+	ap.prev = previous_links(job->links_path, pages, &src, &tgt, ap.links,
+				 err);
+	if (ap.prev == NULL && err->code != LB_EOK)
+		goto out;
+	ap.prev_l = ap.links;
+	ap.stability_bonus = ep->stability_bonus;
 	memset(&st, 0, sizeof(st));
 	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
 		goto out;
@@ -289,6 +364,10 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		 "%zu links lifted by the constraint, %zu random",
 		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
 		 st.max_in, st.lifted, st.random_links);
+	if (ap.prev != NULL)
+		log_info("%s/%s: churn against the last run: %zu of %zu links new, "
+			 "%zu of %zu pages changed", job->client_id, job->id,
+			 st.churn, st.links, st.churn_sources, src.n);
 	if (tgt.n > 0 && st.min_in < ap.min_in)
 		log_warnx("%s/%s: minimum in-degree %zu is below the %zu asked "
 			  "for (too few source pages or links)",
@@ -322,6 +401,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 out:
 	log_stage("build");
 	lb_buf_release(&out);
+	free((void *)ap.prev);
 	lb_assignment_release(&asg);
 	lb_candidates_release(&cand);
 	free(self);

@@ -109,6 +109,10 @@ cmp -s "$tmp/state/demo/b2b/links.tsv" "$tmp/links.whole" || fail "merged shards
 "$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --export "$tmp/export" --seed 7 2>/dev/null
 [ "$(grep -vc '^#' "$tmp/export/demo/b2b/candidates.tsv")" -eq 6400 ] || fail "export is not 200 x 32 candidates"
 
+# Stability: a rebuild of unchanged pages keeps every link.
+"$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --seed 8 2>"$tmp/churn.log"
+grep -q "churn against the last run: 0 of 1600 links new" "$tmp/churn.log" || { cat "$tmp/churn.log"; fail "unchanged rebuild churned"; }
+
 # Incremental: an unchanged publish uploads nothing.
 "$LINKBOT" publish --config "$tmp/linkbot.yaml" --seed 7 2>"$tmp/pub.log"
 grep -q "demo/b2b: .* 0 uploaded" "$tmp/pub.log" || { cat "$tmp/pub.log"; fail "unchanged publish uploaded"; }
