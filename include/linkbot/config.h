@@ -111,6 +111,7 @@ struct lb_config {
 	char *store;		/* a directory, or s3://bucket/prefix */
 	struct lb_s3_settings s3;
 	char *state_dir;
+	int state_sync;		/* keep the corpus in the store between runs */
 	struct lb_crawl_settings crawl;
 	struct lb_client *clients;
 	size_t n_clients;

@@ -342,8 +342,9 @@ static int valid_http_url(const char *s)
 	       strncasecmp(s, "https://", 8) == 0;
 }
 
-static const char *const top_keys[] = { "store", "s3", "state", "crawl",
-					"clients", "projects", NULL };
+static const char *const top_keys[] = { "store", "s3", "state",
+					"state_sync", "crawl", "clients",
+					"projects", NULL };
 static const char *const s3_keys[] = { "endpoint", "region", "path_style",
 				       NULL };
 static const char *const crawl_keys[] = {
@@ -766,7 +767,8 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 	if (check_keys(c, root, "the top level", top_keys) < 0)
 		return -1;
 	if (get_str(c, root, "store", 0, &cfg->store) < 0 ||
-	    get_str(c, root, "state", 0, &cfg->state_dir) < 0)
+	    get_str(c, root, "state", 0, &cfg->state_dir) < 0 ||
+	    get_bool(c, root, "state_sync", &cfg->state_sync) < 0)
 		return -1;
 	if ((n = get(c, root, "s3")) != NULL) {
 		if (check_keys(c, n, "s3", s3_keys) < 0 ||
