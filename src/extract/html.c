@@ -473,6 +473,7 @@ struct scan {
 	GumboNode *body, *main, *article;
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
+	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
@@ -576,6 +577,10 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 		x_offer_item(x, LB_F_category, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (is_one_of(key, og_date_keys)) {
 		x_offer(x, LB_F_published_time, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:site_name") == 0 ||
+		   strcasecmp(key, "application-name") == 0) {
+		if (sc->site_name == NULL)
+			sc->site_name = c;
 	} else if (strcasecmp(key, "og:locale") == 0) {
 		x_offer(x, LB_F_language, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (strcasecmp(key, "og:locality") == 0) {
@@ -673,6 +678,22 @@ static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
 		x_offer_item(x, f, LB_SRC_BODY, s, (size_t)-1);
 	free(s);
 	return x->failed ? -1 : 0;
+}
+
+/* Is the heading text the site's name (og:site_name, application-name)? */
+static int is_site_name(const struct scan *sc, const char *h)
+{
+	char *name;
+	int oom = 0, same;
+
+	if (sc->site_name == NULL)
+		return 0;
+	if ((name = x_clean(sc->site_name, strlen(sc->site_name), X_MAX_FIELD,
+			    &oom)) == NULL)
+		return 0;
+	same = strcasecmp(name, h) == 0;
+	free(name);
+	return same;
 }
 
 /* One element of the metadata walk; returns 1 to descend into it. */
@@ -790,11 +811,16 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		} else {
 			if (h1_text(sc, n, &s) < 0)
 				return -1;
-			if (s != NULL) {
+			if (s != NULL && is_site_name(sc, s)) {
+				/* the site's name (a logo heading), not the
+				 * page's title: only if nothing better comes */
+				if (sc->h1_boiler == NULL)
+					sc->h1_boiler = n;
+			} else if (s != NULL) {
 				sc->have_h1 = 1;
 				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
-				free(s);
 			}
+			free(s);
 		}
 	}
 	/* Microdata text; "text" of a comment in a comments section is not
@@ -972,10 +998,12 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		place = b.data;
 		x_offer(x, LB_F_location, LB_SRC_OPENGRAPH, place, (size_t)-1);
 	}
+	/* An <h1> in the page header or naming the site is the title only
+	 * when no source has one: it ranks last. */
 	if (!sc.have_h1 && sc.h1_boiler != NULL) {
 		if (h1_text(&sc, sc.h1_boiler, &s) < 0)
 			goto out;
-		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
 		free(s);
 	}
 	/* articleBody, else text */
