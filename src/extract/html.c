@@ -199,6 +199,13 @@ static const struct word boiler_words[] = {
 	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
 	{ NULL, 0 },
 };
+/* Whole class or id tokens of documentation generators' navigation
+ * (DocBook's navheader/navfooter, the Apache manual's language bars). */
+static const struct word boiler_tokens[] = {
+	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
+	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
+	{ NULL, 0 },
+};
 static const struct word veto_words[] = {
 	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
 	W("container"), W("layout"),
@@ -257,6 +264,8 @@ static int names_boiler(const char *list)
 			p = e;
 			continue;
 		}
+		if (word_in(p, (size_t)(e - p), boiler_tokens))
+			return 1;
 		boiler = veto = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
