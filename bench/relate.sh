@@ -52,25 +52,34 @@ for c in demo debian; do
 		"$out/relate-quality-$c.txt"
 done
 
-echo "== relate speed: N=$N d=256 M=32, best of $REPEAT"
+# Speed, once per OpenBLAS kernel: the one these shells export
+# (OPENBLAS_CORETYPE, Haswell here) and the one OpenBLAS picks by itself;
+# ours, the bare sgemm and FAISS always run with the same kernel.
 best() { sort -n | head -1; }
-for i in $(seq "$REPEAT"); do
-	"$out/relate_speed" "$N" 256 32 >"$out/relate-speed-$i.txt"
-	"$out/relate_faiss" "$N" 256 32 >"$out/relate-faiss-$i.txt"
-done
-cat "$out/relate-speed-1.txt" "$out/relate-faiss-1.txt"
 val() { # file-glob key
 	cat $1 | tr ' ' '\n' | sed -n "s/^$2=//p" | best
 }
-same=$(val "$out/relate-speed-*.txt" same_set_s)
-cross=$(val "$out/relate-speed-*.txt" cross_set_s)
-bare=$(val "$out/relate-speed-*.txt" bare_sgemm_s)
-fsame=$(val "$out/relate-faiss-*.txt" same_set_s)
-fcross=$(val "$out/relate-faiss-*.txt" cross_set_s)
-core=$(sed -n 's/.*openblas=\([^ ]*\).*/\1/p' "$out/relate-speed-1.txt")
-awk -v s="$same" -v c="$cross" -v b="$bare" -v fs="$fsame" -v fc="$fcross" \
-	-v n="$N" -v k="$core" 'BEGIN {
-	printf "relate speed N=%d openblas=%s: bare sgemm %.3f s\n", n, k, b
-	printf "relate speed same-set:  ours %.3f s  = %.2fx bare sgemm;  FAISS %.3f s  -> ours %.2fx faster\n", s, s / b, fs, fs / s
-	printf "relate speed cross-set: ours %.3f s  = %.2fx bare sgemm;  FAISS %.3f s  -> ours %.2fx faster\n", c, c / b, fc, fc / c
-}'
+speed() { # tag, then the env command prefix
+	local tag=$1; shift
+	echo "== relate speed ($tag): N=$N d=256 M=32, best of $REPEAT"
+	for i in $(seq "$REPEAT"); do
+		"$@" "$out/relate_speed" "$N" 256 32 >"$out/relate-speed-$tag-$i.txt"
+		"$@" "$out/relate_faiss" "$N" 256 32 >"$out/relate-faiss-$tag-$i.txt"
+	done
+	cat "$out/relate-speed-$tag-1.txt" "$out/relate-faiss-$tag-1.txt"
+	local same cross bare fsame fcross core
+	same=$(val "$out/relate-speed-$tag-*.txt" same_set_s)
+	cross=$(val "$out/relate-speed-$tag-*.txt" cross_set_s)
+	bare=$(val "$out/relate-speed-$tag-*.txt" bare_sgemm_s)
+	fsame=$(val "$out/relate-faiss-$tag-*.txt" same_set_s)
+	fcross=$(val "$out/relate-faiss-$tag-*.txt" cross_set_s)
+	core=$(sed -n 's/.*openblas=\([^ ]*\).*/\1/p' "$out/relate-speed-$tag-1.txt")
+	awk -v s="$same" -v c="$cross" -v b="$bare" -v fs="$fsame" -v fc="$fcross" \
+		-v n="$N" -v k="$core" 'BEGIN {
+		printf "relate speed N=%d openblas=%s: bare sgemm %.3f s\n", n, k, b
+		printf "relate speed same-set:  ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", s, s / b, fs, fs / s
+		printf "relate speed cross-set: ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", c, c / b, fc, fc / c
+	}'
+}
+speed exported env
+speed autodetect env -u OPENBLAS_CORETYPE

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "linkbot/doc.h"
+#include "linkbot/log.h"
 #include "linkbot/relate.h"
 
 #define M 8
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lb_error_init(&err);
+	log_init(getenv("RELATE_DEBUG") ? 2 : 0);
 	while (getline(&line, &cap, f) > 0) {
 		char *tab = strchr(line, '\t');
 

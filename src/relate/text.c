@@ -19,7 +19,9 @@
  * than a quarter of the pages is damped linearly to zero at three
  * quarters, so that one generic word ("blog", a site name) cannot make
  * every page related. Terms of one page only are dropped: they cannot
- * relate two pages and only shrink every cosine. Rows are unit length.
+ * relate two pages and only shrink every cosine; past the 131072 terms
+ * of highest document frequency, terms are dropped too (the LSA step keeps
+ * terms x 266 floats twice). Rows are unit length.
  *
  * Plain mode (the baseline of the benchmarks): title and text, raw tf
  * times ln(N / df), no stop words, no stemming, no field weights.
@@ -38,6 +40,9 @@
 
 #define TOK_MAX 64		/* bytes; longer runs are not words */
 #define LANG_MAX 32
+#ifndef VOCAB_MAX
+#define VOCAB_MAX 131072	/* terms kept (LSA memory is terms x 266) */
+#endif
 
 void csr_release(struct csr *x)
 {
@@ -368,6 +373,43 @@ static void add_token(const char *tok, size_t len, void *arg)
 	b->n++;
 }
 
+/* keep[id] = 1 for the terms to use: df >= 2, at most VOCAB_MAX of them. */
+static int vocab_keep(const struct vocab *v, size_t n, unsigned char **out)
+{
+	size_t *hist = calloc(n + 2, sizeof(*hist)), i, total = 0, cut = 2;
+	size_t at_cut = 0;
+	unsigned char *keep = calloc(v->n + 1, 1);
+
+	if (hist == NULL || keep == NULL) {
+		free(hist);
+		free(keep);
+		return -1;
+	}
+	for (i = 0; i < v->n; i++)
+		hist[v->df[i] <= n ? v->df[i] : n]++;
+	/* the lowest df that still fits, counting from the top */
+	for (cut = n; cut >= 2; cut--) {
+		if (total + hist[cut] > VOCAB_MAX)
+			break;
+		total += hist[cut];
+	}
+	if (cut < 2)
+		cut = 1;	/* everything with df >= 2 fits */
+	else
+		at_cut = VOCAB_MAX - total;	/* room left at df == cut */
+	for (i = 0; i < v->n; i++) {
+		if (v->df[i] > cut && v->df[i] >= 2)
+			keep[i] = 1;
+		else if (v->df[i] == cut && cut >= 2 && at_cut) {
+			keep[i] = 1;
+			at_cut--;
+		}
+	}
+	free(hist);
+	*out = keep;
+	return 0;
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
@@ -381,6 +423,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 	struct builder b;
 	struct stemmers sm = { .n = 0 };
 	double avglen = 0, *len = NULL;
+	unsigned char *keep = NULL;
 	size_t i, j, nnz = 0;
 	int rc = -1;
 
@@ -412,8 +455,9 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 		if (b.failed)
 			goto nomem;
 		/* merge duplicates of this doc */
-		qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
-		      sizeof(*b.e), entry_cmp);
+		if (b.n > b.doc_start[i])
+			qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
+			      sizeof(*b.e), entry_cmp);
 		for (k = w = b.doc_start[i]; k < b.n; k++) {
 			len[i] += b.e[k].w;
 			if (w > b.doc_start[i] && b.e[w - 1].id == b.e[k].id) {
@@ -431,6 +475,11 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 	if (avglen <= 0)
 		avglen = 1;
 
+	/* the vocabulary cap: the VOCAB_MAX terms of highest df (ties: first
+	 * seen), so that memory stays bounded on huge sites */
+	if (!plain && vocab_keep(&b.voc, n, &keep) == -1)
+		goto nomem;
+
 	/* pass 2: weights, drop, normalise */
 	for (i = 0; i < n; i++) {
 		double norm = 0;
@@ -445,7 +494,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 				double share = df / (double)n, damp = 1;
 				const double k1 = 1.2, bb = 0.75;
 
-				if (df < 2)
+				if (df < 2 || !keep[b.e[k].id])
 					continue;
 				if (share > 0.25)
 					damp = share >= 0.75 ? 0 :
@@ -496,5 +545,6 @@ out:
 	free(b.e);
 	free(b.doc_start);
 	free(len);
+	free(keep);
 	return rc;
 }

@@ -323,8 +323,10 @@ static void test_candidates_topics(void **state)
 					assert_true(c.score[i * 5 + j] <=
 						    c.score[i * 5 + j - 1]);
 			}
-		/* deterministic */
+		/* deterministic, whatever the thread count */
+		o.threads = 1;
 		assert_int_equal(relate_candidates(&in, &o, &c2, &err), 0);
+		o.threads = 0;
 		assert_memory_equal(c.target, c2.target, N * 5 * 4);
 		assert_memory_equal(c.score, c2.score, N * 5 * 4);
 		lb_candidates_release(&c2);
@@ -419,20 +421,101 @@ static void test_candidates_languages(void **state)
 	{
 		char want[256];
 
+		const char *first = strchr(buf, '\n') + 1;
+
+		assert_true(buf[0] == '#');
 		snprintf(want, sizeof(want), "%s\t%s\t%.9g\n", src[3]->url,
 			 tgt[part.target[0]]->url, (double)part.score[0]);
-		assert_memory_equal(buf, want, strlen(want));
+		assert_memory_equal(first, want, strlen(want));
+		assert_true(strtof(strrchr(want, '\t') + 1, NULL) ==
+			    part.score[0]);	/* reads back exactly */
 		j = 0;
 		for (i = 0; i < len; i++)
 			j += buf[i] == '\n';
-		assert_int_equal(j, 12);
+		assert_int_equal(j, 1 + 12);
 	}
 	free(buf);
 	lb_candidates_release(&part);
+
+	/* shard jobs export their rows; the files concatenated read back
+	 * as the unsharded candidates, bit for bit */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (i = 0; i < 3; i++) {
+		struct lb_relate_opts so = { .m = 4 };
+
+		relate_shard_range(NS, (unsigned)i, 3, &so.row_begin,
+				   &so.row_end);
+		assert_int_equal(relate_candidates(&in, &so, &part, &err), 0);
+		assert_int_equal(relate_export_tsv(f, &in, &part, so.row_begin,
+						   &err), 0);
+		lb_candidates_release(&part);
+	}
+	fclose(f);
+	assert_int_equal(relate_import_tsv(buf, &in, 4, &part, &err), 0);
+	assert_int_equal(part.n_src, NS);
+	assert_memory_equal(part.target, c.target, NS * 4 * 4);
+	assert_memory_equal(part.score, c.score, NS * 4 * 4);
+	lb_candidates_release(&part);
+	assert_int_equal(relate_import_tsv("nowhere\tx\t1\n", &in, 4, &part,
+					   &err), -1);
+	assert_int_equal(err.code, LB_EPARSE);
+	free(buf);
 	lb_candidates_release(&c);
 	for (i = 0; i < NT + NS; i++)
 		if (i < NT || i >= NT + 4)
 			lb_doc_release(&docs[i]);
+}
+
+/* Degenerate input: no pages, empty pages, identical pages (ties go to
+ * the lower target index), more slots than targets. */
+static void test_candidates_edges(void **state)
+{
+	struct lb_doc docs[6];
+	const struct lb_doc *p[6];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = 8 };
+	struct lb_candidates c;
+	struct lb_error err;
+	size_t i;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	in.src = in.tgt = p;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	assert_int_equal(c.n_src, 0);
+	lb_candidates_release(&c);
+	for (i = 0; i < 6; i++) {
+		lb_doc_init(&docs[i]);
+		if (i >= 2)	/* 0, 1: no text at all */
+			docs[i].text = strdup("identical words about postgres "
+					      "vacuum and autovacuum tuning");
+		p[i] = &docs[i];
+	}
+	in.n_src = in.n_tgt = 6;
+	for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+		o.method = (enum lb_relate_method)meth;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		/* page 2: pages 3, 4, 5 tie at the top, in index order */
+		assert_int_equal(c.target[2 * 8 + 0], 3);
+		assert_int_equal(c.target[2 * 8 + 1], 4);
+		assert_int_equal(c.target[2 * 8 + 2], 5);
+		assert_true(c.score[2 * 8] > 0.99f);
+		/* 5 other pages for 8 slots */
+		assert_int_equal(c.target[2 * 8 + 5], LB_NO_TARGET);
+		/* an empty page relates to nothing better than score 0 */
+		assert_true(c.score[0] == 0);
+		for (i = 0; i < 6 * 8; i++)
+			assert_int_not_equal(c.target[i], i / 8);
+		lb_candidates_release(&c);
+	}
+	o.row_begin = 4;
+	o.row_end = 7;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), -1);
+	assert_int_equal(err.code, LB_EUSAGE);
+	for (i = 0; i < 6; i++)
+		lb_doc_release(&docs[i]);
 }
 
 int main(void)
@@ -446,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
+		cmocka_unit_test(test_candidates_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
