@@ -40,6 +40,8 @@ const S = store({
     'acme/old/endpoint.json': ep({ state: 'disabled' }),
     'ent/docs/endpoint.json': ep({ variant: 'enterprise' }),
     '_projects/p1/project.json': { key_sha256: [sha256hex('k2'), sha256hex('key-1').toUpperCase()] },
+    '_projects/p3/project.json': { key_sha256: [sha256hex('key-1')], state: 'pending' },
+    '_projects/p4/project.json': { key_sha256: [sha256hex('key-1')], state: 'disabled' },
 });
 
 const req = (path, query = '', method = 'GET', authorization) =>
@@ -201,6 +203,10 @@ test('project: bearer key checked against stored hashes', () => {
     assert.ok(core.decide(req(path, 'url=/x', 'GET', 'bearer k2'), S).page);
     assert.equal(core.decide(req(path, '', 'GET', 'Bearer key-1'), S).response.status, 400);
     assert.equal(core.decide(req('/api/il/related-links/p2', 'url=/x', 'GET', 'Bearer key-1'), S)
+        .response.status, 404);
+    assert.equal(core.decide(req('/api/il/related-links/p3', 'url=/x', 'GET', 'Bearer key-1'), S)
+        .response.status, 204);
+    assert.equal(core.decide(req('/api/il/related-links/p4', 'url=/x', 'GET', 'Bearer key-1'), S)
         .response.status, 404);
     // the key never appears in what the edge logs or answers
     const miss = core.miss({ ...ok.ctx }, S);
