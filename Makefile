@@ -72,7 +72,7 @@ test: $(BUILD)/linkbot $(UNIT_BIN)
 unit-test: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run unit
 
-edge-test: $(DEPS)
+edge-test: $(BUILD)/linkbot
 	@BUILD=$(BUILD) tests/run edge
 
 integration-test: $(BUILD)/linkbot

@@ -9,8 +9,13 @@
  *
  * publish_commit() reads the folder's manifest.json, uploads the objects
  * whose bytes changed, deletes the ones no longer produced, then writes the
- * new manifest last. Descriptor objects (endpoint.json) are put by the
- * caller after the commit so that the edge sees data before the state.
+ * new manifest last (before touching anything it marks the keys it will
+ * change pending, so a killed run is repaired by the next one). A run with
+ * nothing to change writes nothing. With dry_run it prints "would upload
+ * KEY (N bytes)", "would delete KEY" and a summary line on stdout and
+ * changes nothing; stats are filled either way. Descriptor objects
+ * (endpoint.json) are put by the caller after the commit so that the edge
+ * sees data before the state. Design notes: publish.c, docs/publish.md.
  */
 #ifndef LINKBOT_PUBLISH_H
 #define LINKBOT_PUBLISH_H

@@ -7,10 +7,21 @@
  *   store_flush(st, &err)     waits for every queued operation
  *   store_free(st)
  *
- * Keys are relative to the store's root or prefix. Puts and deletes may be
- * queued and run concurrently (S3); store_flush() reports the first failure.
- * A directory store writes each object atomically (tmp + rename) with its
- * headers in a sidecar the edge does not need (gzip is implied by the key).
+ * Locations: a directory ("public", "dir:/srv/x") or "s3://bucket/prefix"
+ * (cfg->s3: endpoint, region, path_style; cfg may be NULL for defaults;
+ * credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
+ * AWS_SESSION_TOKEN only). Keys are relative to the store's root or
+ * prefix and checked: no leading '/', no empty, "." or ".." segment, no
+ * segment starting with '.', no control character (LB_EINVALID).
+ *
+ * Puts and deletes may be queued and run concurrently (S3: copies of the
+ * data, many in flight, retried with backoff); store_flush() waits for all
+ * and reports the first failure. Every put replaces an object whole: a
+ * directory store writes ".name.pid.tmp" and renames it; its meta is not
+ * stored (docs/store.md: gzip is implied by the key). Deleting a missing
+ * key succeeds. store_list() calls fn with each key (relative to the root
+ * or prefix, as given to store_put) in sorted order.
+ * See docs/publish.md.
  */
 #ifndef LINKBOT_STORE_H
 #define LINKBOT_STORE_H

@@ -85,6 +85,7 @@
 #define CAP_INF 0x3fffffffu
 #define DENSE_LIMIT_DEFAULT ((size_t)1 << 20)
 #define NONE UINT32_MAX
+#define PRICE_ROUNDS 20
 
 /* How a node was reached: an arc index, or one of these. */
 #define VIA_HUB_T (UINT32_MAX - 1)	/* hub <-> target */
@@ -94,6 +95,18 @@
 struct heap_item {
 	int64_t key;
 	uint32_t node;
+};
+
+struct pheap {
+	uint32_t *a;
+	size_t n;
+};
+
+struct walk {
+	struct heap_item *a;
+	size_t n, cap;
+	int64_t base;
+	uint32_t epoch, from;
 };
 
 struct solver {
@@ -106,18 +119,25 @@ struct solver {
 	size_t na;
 	size_t *off;
 	uint32_t *tg;
-	int32_t *cost;
+	int32_t *cost;		/* at the current scale (cost0 >> shift, rounded) */
+	int32_t *cost0;		/* at full scale */
+	int shift;
+	int64_t cost_r0;
 	uint8_t *fl;		/* bit 0: flow, bit 1: chosen by greedy */
 	uint8_t *rnd;		/* dense random arc */
 	float *score;
 	/* arcs by target */
 	size_t *roff;
 	uint32_t *rarc, *rsrc;
+	/* per target, its used in-arcs first: ulist[roff[t] .. + nused[t])
+	 * holds reverse-CSR positions; rpos[a] is arc a's, upos[a] its slot */
+	uint32_t *ulist, *upos, *rpos, *nused;
 
 	/* per source */
 	uint32_t *ls, *r, *rgreedy, *gs;
 	/* per target */
 	uint32_t *in, *q, *reach, *gt;
+	uint32_t *fy;		/* flow on t -> Y above the lower bound */
 	uint32_t cap;		/* c_t, the same for all targets */
 	uint32_t level;		/* d_t = min(level, reach_t) */
 	/* per group: its sources and targets */
@@ -133,9 +153,13 @@ struct solver {
 	size_t n_settled;
 	struct heap_item *heap;
 	size_t hn, hcap;
+	/* hub mode: per group, sources (2g) and targets (2g+1) by potential */
+	struct pheap *ph;
+	uint32_t *hpos[5];
+	struct walk *walks;
 
 	size_t tot_def, tot_exc;
-	size_t augmentations;
+	size_t augmentations, phases;
 	uint64_t rng;
 };
 
@@ -193,26 +217,30 @@ static inline uint32_t dem(const struct solver *S, uint32_t t)
 	return S->reach[t] < S->level ? S->reach[t] : S->level;
 }
 
+/* The balance of target t: inflow - d_t - f_tY (> 0 excess, < 0 deficit). */
+static inline int64_t bal(const struct solver *S, uint32_t t)
+{
+	return (int64_t)S->in[t] - dem(S, t) - S->fy[t];
+}
+
 static inline uint32_t def_of(const struct solver *S, uint32_t t)
 {
-	uint32_t d = dem(S, t);
+	int64_t b = bal(S, t);
 
-	return S->in[t] < d ? d - S->in[t] : 0;
+	return b < 0 ? (uint32_t)-b : 0;
 }
 
 static inline uint32_t exc_of(const struct solver *S, uint32_t t)
 {
-	return S->in[t] > S->cap ? S->in[t] - S->cap : 0;
+	int64_t b = bal(S, t);
+
+	return b > 0 ? (uint32_t)b : 0;
 }
 
 /* f_tY, the flow on t -> Y. */
 static inline uint32_t fty(const struct solver *S, uint32_t t)
 {
-	uint32_t d = dem(S, t);
-
-	if (S->in[t] <= d)
-		return 0;
-	return (S->in[t] > S->cap ? S->cap : S->in[t]) - d;
+	return S->fy[t];
 }
 
 static inline uint32_t fty_cap(const struct solver *S, uint32_t t)
@@ -225,6 +253,15 @@ static void in_add(struct solver *S, uint32_t t, int delta)
 	S->tot_def -= def_of(S, t);
 	S->tot_exc -= exc_of(S, t);
 	S->in[t] = (uint32_t)((int64_t)S->in[t] + delta);
+	S->tot_def += def_of(S, t);
+	S->tot_exc += exc_of(S, t);
+}
+
+static void fy_add(struct solver *S, uint32_t t, int delta)
+{
+	S->tot_def -= def_of(S, t);
+	S->tot_exc -= exc_of(S, t);
+	S->fy[t] = (uint32_t)((int64_t)S->fy[t] + delta);
 	S->tot_def += def_of(S, t);
 	S->tot_exc += exc_of(S, t);
 }
@@ -306,31 +343,309 @@ static int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
 	return heap_push(S, du, u);
 }
 
+/*
+ * ---- the hubs' and Y's neighbours in potential order ----
+ *
+ * A hub has every source and target of its group as a neighbour, and Y
+ * every target. When a search settles one of them, scanning all its arcs
+ * would make the search O(n). Instead the neighbours sit in binary heaps
+ * keyed by the live potential (sign per direction), and the search walks a
+ * heap in key order lazily: a small side heap of heap positions, started
+ * at the root, yields the next smallest in O(log n), through a token in
+ * the main queue. Potentials change only for settled nodes, which are
+ * re-sifted after each search. The heaps, per group g (slot in brackets):
+ *   5g+0 [0] sources with r < L_s, key  p   (backward: s -> hub)
+ *   5g+1 [1] targets with q > 0,   key  p   (backward: t -> hub)
+ *   5g+2 [2] all targets,          key -p   (forward: hub -> t)
+ *   5g+3 [3] sources with r > 0,   key -p   (forward: hub -> s)
+ *   5ng  [4] targets with f_tY > 0, key -p  (forward: Y -> t)
+ */
+#define NKIND(S) (5 * (S)->ng + 1)
+
+static inline int ph_slot(const struct solver *S, uint32_t kind)
+{
+	return kind == 5 * S->ng ? 4 : (int)(kind % 5);
+}
+
+static inline int64_t ph_key(const struct solver *S, uint32_t kind,
+			     uint32_t node)
+{
+	int sl = ph_slot(S, kind);
+
+	return (sl <= 1) ? S->p[node] : -S->p[node];
+}
+
+static void ph_swap(struct solver *S, struct pheap *h, int sl, size_t i,
+		    size_t j)
+{
+	uint32_t a = h->a[i], b = h->a[j];
+
+	h->a[i] = b;
+	h->a[j] = a;
+	S->hpos[sl][b] = (uint32_t)i;
+	S->hpos[sl][a] = (uint32_t)j;
+}
+
+static void ph_up(struct solver *S, uint32_t kind, size_t i)
+{
+	struct pheap *h = &S->ph[kind];
+	int sl = ph_slot(S, kind);
+
+	while (i > 0 && ph_key(S, kind, h->a[(i - 1) / 2]) >
+				ph_key(S, kind, h->a[i])) {
+		ph_swap(S, h, sl, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void ph_down(struct solver *S, uint32_t kind, size_t i)
+{
+	struct pheap *h = &S->ph[kind];
+	int sl = ph_slot(S, kind);
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			return;
+		if (c + 1 < h->n && ph_key(S, kind, h->a[c + 1]) <
+					    ph_key(S, kind, h->a[c]))
+			c++;
+		if (ph_key(S, kind, h->a[c]) >= ph_key(S, kind, h->a[i]))
+			return;
+		ph_swap(S, h, sl, i, c);
+		i = c;
+	}
+}
+
+static void ph_set(struct solver *S, uint32_t kind, uint32_t node, int want)
+{
+	struct pheap *h = &S->ph[kind];
+	int sl = ph_slot(S, kind);
+	size_t i = S->hpos[sl][node];
+
+	if (want && i == NONE) {
+		h->a[h->n] = node;
+		S->hpos[sl][node] = (uint32_t)h->n;
+		ph_up(S, kind, h->n++);
+	} else if (!want && i != NONE) {
+		size_t last = --h->n;
+
+		if (i != last) {
+			uint32_t m = h->a[last];
+
+			ph_swap(S, h, sl, i, last);
+			S->hpos[sl][node] = NONE;
+			ph_up(S, kind, i);
+			ph_down(S, kind, S->hpos[sl][m]);
+		} else {
+			S->hpos[sl][node] = NONE;
+		}
+	} else if (want) {
+		ph_up(S, kind, i);
+		ph_down(S, kind, S->hpos[sl][node]);
+	}
+}
+
+/* Bring node's memberships in line with its state; re-sift where it stays. */
+static void ph_update(struct solver *S, uint32_t node)
+{
+	if (S->ph == NULL)
+		return;
+	if (is_src(S, node)) {
+		uint32_t g = S->gs[node];
+
+		if (g == NONE || !S->hub)
+			return;
+		ph_set(S, 5 * g, node, S->r[node] < S->ls[node]);
+		ph_set(S, 5 * g + 3, node, S->r[node] > 0);
+	} else if (is_tgt(S, node)) {
+		uint32_t t = node - (uint32_t)S->ns, g = S->gt[t];
+
+		if (S->hub) {
+			ph_set(S, 5 * g + 1, node, S->q[t] > 0);
+			ph_set(S, 5 * g + 2, node, 1);
+		}
+		ph_set(S, 5 * (uint32_t)S->ng, node, S->fy[t] > 0);
+	}
+}
+
+static void ph_rebuild(struct solver *S)
+{
+	size_t v, sl;
+
+	if (S->ph == NULL)
+		return;
+	for (v = 0; v < NKIND(S); v++)
+		S->ph[v].n = 0;
+	for (sl = 0; sl < 5; sl++)
+		for (v = 0; v < S->ns + S->nt; v++)
+			S->hpos[sl][v] = NONE;
+	for (v = 0; v < S->ns + S->nt; v++)
+		ph_update(S, (uint32_t)v);
+}
+
+/* Side heap of a walk: positions of heap `kind` keyed by base + key. */
+static int walk_push(struct solver *S, struct walk *w, uint32_t kind,
+		     size_t pos)
+{
+	const struct pheap *h = &S->ph[kind];
+	size_t i;
+	int64_t key;
+
+	if (pos >= h->n)
+		return 0;
+	key = w->base + ph_key(S, kind, h->a[pos]);
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 64;
+		struct heap_item *na = realloc(w->a, nc * sizeof(*na));
+
+		if (na == NULL)
+			return -1;
+		w->a = na;
+		w->cap = nc;
+	}
+	i = w->n++;
+	while (i > 0 && w->a[(i - 1) / 2].key > key) {
+		w->a[i] = w->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->a[i].key = key;
+	w->a[i].node = (uint32_t)pos;
+	return 0;
+}
+
+static struct heap_item walk_pop(struct walk *w)
+{
+	struct heap_item top = w->a[0], last = w->a[--w->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= w->n)
+			break;
+		if (c + 1 < w->n && w->a[c + 1].key < w->a[c].key)
+			c++;
+		if (w->a[c].key >= last.key)
+			break;
+		w->a[i] = w->a[c];
+		i = c;
+	}
+	if (w->n > 0)
+		w->a[i] = last;
+	return top;
+}
+
+/* Start walking heap `kind` from node `from`: distance = base + key. */
+static int walk_start(struct solver *S, uint32_t kind, uint32_t from,
+		      int64_t base)
+{
+	struct walk *w = &S->walks[kind];
+
+	w->n = 0;
+	w->base = base;
+	w->epoch = S->epoch;
+	w->from = from;
+	if (walk_push(S, w, kind, 0) < 0)
+		return -1;
+	if (w->n > 0)
+		return heap_push(S, w->a[0].key, (uint32_t)S->nn + kind);
+	return 0;
+}
+
+/* A walk's token came up: hand out the next node, re-queue the token. */
+static int walk_step(struct solver *S, uint32_t kind)
+{
+	static const uint32_t via_of[5] = { VIA_SRC_HUB, VIA_HUB_T, VIA_HUB_T,
+					    VIA_SRC_HUB, VIA_Y };
+	struct walk *w = &S->walks[kind];
+	const struct pheap *h = &S->ph[kind];
+	struct heap_item it;
+	uint32_t node;
+
+	if (w->epoch != S->epoch || w->n == 0)
+		return 0;
+	it = walk_pop(w);
+	node = h->a[it.node];
+	if (relax(S, node, it.key, w->from, via_of[ph_slot(S, kind)]) < 0 ||
+	    walk_push(S, w, kind, 2 * (size_t)it.node + 1) < 0 ||
+	    walk_push(S, w, kind, 2 * (size_t)it.node + 2) < 0)
+		return -1;
+	if (w->n > 0)
+		return heap_push(S, w->a[0].key, (uint32_t)S->nn + kind);
+	return 0;
+}
+
+/* Arc a (into t) became used or unused: keep t's used list. */
+static void used_set(struct solver *S, uint32_t a, int on)
+{
+	uint32_t t = S->tg[a];
+	size_t base = S->roff[t];
+
+	if (on) {
+		size_t k = base + S->nused[t]++;
+
+		S->ulist[k] = S->rpos[a];
+		S->upos[a] = (uint32_t)k;
+	} else {
+		size_t k = S->upos[a], last = base + --S->nused[t];
+		uint32_t moved = S->ulist[last];
+
+		S->ulist[k] = moved;
+		S->upos[S->rarc[moved]] = (uint32_t)k;
+	}
+}
+
+static void used_rebuild(struct solver *S)
+{
+	size_t a;
+
+	memset(S->nused, 0, S->nt * sizeof(uint32_t));
+	for (a = 0; a < S->na; a++)
+		if (S->fl[a] & 1)
+			used_set(S, (uint32_t)a, 1);
+}
+
 /* ---- augmenting along one residual arc u -> v ---- */
 
 static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 {
-	if (via == VIA_Y)
+	if (via == VIA_Y) {
+		if (u == S->y) {
+			fy_add(S, v - (uint32_t)S->ns, -1);
+			ph_update(S, v);
+		} else {
+			fy_add(S, u - (uint32_t)S->ns, +1);
+			ph_update(S, u);
+		}
 		return;
+	}
 	if (via == VIA_HUB_T) {
 		if (is_hub(S, u)) {
 			S->q[v - S->ns]++;
 			in_add(S, v - (uint32_t)S->ns, +1);
+			ph_update(S, v);
 		} else {
 			S->q[u - S->ns]--;
 			in_add(S, u - (uint32_t)S->ns, -1);
+			ph_update(S, u);
 		}
 		return;
 	}
 	if (via == VIA_SRC_HUB) {
-		if (is_src(S, u))
+		if (is_src(S, u)) {
 			S->r[u]++;
-		else
+			ph_update(S, u);
+		} else {
 			S->r[v]--;
+			ph_update(S, v);
+		}
 		return;
 	}
 	S->fl[via] ^= 1;
 	in_add(S, S->tg[via], (S->fl[via] & 1) ? +1 : -1);
+	used_set(S, via, S->fl[via] & 1);
 }
 
 /* ---- backward search: from deficit target t0 to an excess node ---- */
@@ -340,7 +655,7 @@ static int is_excess_node(const struct solver *S, uint32_t u)
 	if (u == S->y)
 		return S->tot_def > S->tot_exc;
 	if (is_tgt(S, u))
-		return S->in[u - S->ns] > S->cap;
+		return exc_of(S, u - (uint32_t)S->ns) > 0;
 	return 0;
 }
 
@@ -391,21 +706,10 @@ static int expand_back(struct solver *S, uint32_t v, int64_t ev)
 	} else if (is_hub(S, v)) {
 		uint32_t g = v - hnode(S, 0);
 
-		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
-			uint32_t s = S->gsrc[i];
-
-			if (S->r[s] < S->ls[s] &&
-			    relax(S, s, ev + S->cost_r + p[s] - p[v], v,
-				  VIA_SRC_HUB) < 0)
-				return -1;
-		}
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
-			uint32_t t = S->gtgt[i], u = tnode(S, t);
-
-			if (S->q[t] > 0 &&
-			    relax(S, u, ev + p[u] - p[v], v, VIA_HUB_T) < 0)
-				return -1;
-		}
+		/* lazily, in order of distance (see "the hub's neighbours") */
+		if (walk_start(S, 5 * g, v, ev + S->cost_r - p[v]) < 0 ||
+		    walk_start(S, 5 * g + 1, v, ev - p[v]) < 0)
+			return -1;
 	} else {
 		/* Y, not an excess node: its predecessors are targets with
 		 * room on t -> Y. Only with caps. */
@@ -413,7 +717,6 @@ static int expand_back(struct solver *S, uint32_t v, int64_t ev)
 			uint32_t u = tnode(S, (uint32_t)i);
 
 			if (fty(S, (uint32_t)i) < fty_cap(S, (uint32_t)i) &&
-			    S->in[i] >= dem(S, (uint32_t)i) &&
 			    relax(S, u, ev + p[u] - p[v], v, VIA_Y) < 0)
 				return -1;
 		}
@@ -429,12 +732,12 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 
 	if (is_tgt(S, u)) {
 		uint32_t t = u - (uint32_t)S->ns;
+		size_t k;
 
-		for (i = S->roff[t]; i < S->roff[t + 1]; i++) {
-			uint32_t a = S->rarc[i], s = S->rsrc[i];
+		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
+			uint32_t ri = S->ulist[k];
+			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
 
-			if (!(S->fl[a] & 1))
-				continue;
 			if (relax(S, s, du - S->cost[a] + p[u] - p[s], u, a) < 0)
 				return -1;
 		}
@@ -444,7 +747,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 			if (relax(S, h, du + p[u] - p[h], u, VIA_HUB_T) < 0)
 				return -1;
 		}
-		if (fty(S, t) < fty_cap(S, t) && S->in[t] >= dem(S, t) &&
+		if (fty(S, t) < fty_cap(S, t) &&
 		    relax(S, S->y, du + p[u] - p[S->y], u, VIA_Y) < 0)
 			return -1;
 	} else if (is_src(S, u)) {
@@ -468,28 +771,13 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 	} else if (is_hub(S, u)) {
 		uint32_t g = u - hnode(S, 0);
 
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
-			uint32_t v = tnode(S, S->gtgt[i]);
-
-			if (relax(S, v, du + p[u] - p[v], u, VIA_HUB_T) < 0)
-				return -1;
-		}
-		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
-			uint32_t s = S->gsrc[i];
-
-			if (S->r[s] > 0 &&
-			    relax(S, s, du - S->cost_r + p[u] - p[s], u,
-				  VIA_SRC_HUB) < 0)
-				return -1;
-		}
+		/* lazily, in order of distance (see "the hubs' neighbours") */
+		if (walk_start(S, 5 * g + 2, u, du + p[u]) < 0 ||
+		    walk_start(S, 5 * g + 3, u, du - S->cost_r + p[u]) < 0)
+			return -1;
 	} else {
-		for (i = 0; i < S->nt; i++) {
-			uint32_t v = tnode(S, (uint32_t)i);
-
-			if (fty(S, (uint32_t)i) > 0 &&
-			    relax(S, v, du + p[u] - p[v], u, VIA_Y) < 0)
-				return -1;
-		}
+		if (walk_start(S, 5 * (uint32_t)S->ng, u, du + p[u]) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -527,6 +815,11 @@ static int augment(struct solver *S, uint32_t from, int backward)
 		struct heap_item it = heap_pop(S);
 
 		u = it.node;
+		if (u >= S->nn) {
+			if (walk_step(S, u - (uint32_t)S->nn) < 0)
+				return -1;
+			continue;
+		}
 		if (S->done[u] == S->epoch || it.key > S->dist[u])
 			continue;
 		S->done[u] = S->epoch;
@@ -554,6 +847,8 @@ static int augment(struct solver *S, uint32_t from, int backward)
 			S->p[v] += e - S->dist[v];
 		else
 			S->p[v] += S->dist[v] - e;
+		if (v < S->ns + S->nt)
+			ph_update(S, v);
 	}
 	/* walk the path */
 	u = end;
@@ -573,7 +868,7 @@ static int augment(struct solver *S, uint32_t from, int backward)
 
 struct snap {
 	uint8_t *fl;
-	uint32_t *in, *q, *r;
+	uint32_t *in, *q, *r, *fy;
 	int64_t *p;
 };
 
@@ -583,6 +878,7 @@ static void snap_free(struct snap *sn)
 	free(sn->in);
 	free(sn->q);
 	free(sn->r);
+	free(sn->fy);
 	free(sn->p);
 	memset(sn, 0, sizeof(*sn));
 }
@@ -594,14 +890,16 @@ static int snap_take(const struct solver *S, struct snap *sn)
 		sn->in = malloc((S->nt + 1) * sizeof(uint32_t));
 		sn->q = malloc((S->nt + 1) * sizeof(uint32_t));
 		sn->r = malloc((S->ns + 1) * sizeof(uint32_t));
+		sn->fy = malloc((S->nt + 1) * sizeof(uint32_t));
 		sn->p = malloc(S->nn * sizeof(int64_t));
-		if (!sn->fl || !sn->in || !sn->q || !sn->r || !sn->p)
+		if (!sn->fl || !sn->in || !sn->q || !sn->r || !sn->fy || !sn->p)
 			return -1;
 	}
 	memcpy(sn->fl, S->fl, S->na);
 	memcpy(sn->in, S->in, S->nt * sizeof(uint32_t));
 	memcpy(sn->q, S->q, S->nt * sizeof(uint32_t));
 	memcpy(sn->r, S->r, S->ns * sizeof(uint32_t));
+	memcpy(sn->fy, S->fy, S->nt * sizeof(uint32_t));
 	memcpy(sn->p, S->p, S->nn * sizeof(int64_t));
 	return 0;
 }
@@ -612,20 +910,33 @@ static void snap_restore(struct solver *S, const struct snap *sn)
 	memcpy(S->in, sn->in, S->nt * sizeof(uint32_t));
 	memcpy(S->q, sn->q, S->nt * sizeof(uint32_t));
 	memcpy(S->r, sn->r, S->ns * sizeof(uint32_t));
+	memcpy(S->fy, sn->fy, S->nt * sizeof(uint32_t));
 	memcpy(S->p, sn->p, S->nn * sizeof(int64_t));
+	used_rebuild(S);
+	ph_rebuild(S);
 }
 
 /* ---- building ---- */
 
 static void solver_free(struct solver *S)
 {
-	free(S->off); free(S->tg); free(S->cost); free(S->fl); free(S->rnd);
+	free(S->off); free(S->tg); free(S->cost); free(S->cost0); free(S->fl); free(S->rnd);
 	free(S->score); free(S->roff); free(S->rarc); free(S->rsrc);
+	free(S->ulist); free(S->upos); free(S->rpos); free(S->nused);
 	free(S->ls); free(S->r); free(S->rgreedy); free(S->gs);
-	free(S->in); free(S->q); free(S->reach); free(S->gt);
+	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
 	free(S->p); free(S->dist); free(S->seen); free(S->done);
 	free(S->nxt); free(S->via); free(S->settled); free(S->heap);
+	if (S->ph != NULL)
+		for (size_t g = 0; g < NKIND(S); g++)
+			free(S->ph[g].a);
+	if (S->walks != NULL)
+		for (size_t g = 0; g < NKIND(S); g++)
+			free(S->walks[g].a);
+	for (size_t g = 0; g < 5; g++)
+		free(S->hpos[g]);
+	free(S->ph); free(S->walks);
 	memset(S, 0, sizeof(*S));
 }
 
@@ -907,6 +1218,14 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	for (j = S->nt; j > 0; j--)
 		S->roff[j] = S->roff[j - 1];
 	S->roff[0] = 0;
+	S->ulist = malloc((a + 1) * sizeof(uint32_t));
+	S->upos = malloc((a + 1) * sizeof(uint32_t));
+	S->rpos = malloc((a + 1) * sizeof(uint32_t));
+	S->nused = calloc(S->nt + 1, sizeof(uint32_t));
+	if (!S->ulist || !S->upos || !S->rpos || !S->nused)
+		goto nomem;
+	for (j = 0; j < a; j++)
+		S->rpos[S->rarc[j]] = (uint32_t)j;
 	rc = 0;
 	goto out;
 nomem:
@@ -926,6 +1245,7 @@ static int alloc_nodes(struct solver *S)
 	S->rgreedy = calloc(S->ns + 1, sizeof(uint32_t));
 	S->in = calloc(S->nt + 1, sizeof(uint32_t));
 	S->q = calloc(S->nt + 1, sizeof(uint32_t));
+	S->fy = calloc(S->nt + 1, sizeof(uint32_t));
 	S->reach = calloc(S->nt + 1, sizeof(uint32_t));
 	S->p = calloc(nn, sizeof(int64_t));
 	S->dist = malloc(nn * sizeof(int64_t));
@@ -934,7 +1254,37 @@ static int alloc_nodes(struct solver *S)
 	S->nxt = malloc(nn * sizeof(uint32_t));
 	S->via = malloc(nn * sizeof(uint32_t));
 	S->settled = malloc(nn * sizeof(uint32_t));
-	if (!S->ls || !S->r || !S->rgreedy || !S->in || !S->q || !S->reach ||
+	{
+		size_t g, sl;
+
+		S->ph = calloc(NKIND(S), sizeof(*S->ph));
+		S->walks = calloc(NKIND(S), sizeof(*S->walks));
+		if (!S->ph || !S->walks)
+			return -1;
+		for (sl = 0; sl < 5; sl++) {
+			S->hpos[sl] = malloc((S->ns + S->nt + 1) *
+					     sizeof(uint32_t));
+			if (S->hpos[sl] == NULL)
+				return -1;
+		}
+		for (g = 0; g < S->ng; g++) {
+			size_t nsg = S->gsoff[g + 1] - S->gsoff[g] + 1;
+			size_t ntg = S->gtoff[g + 1] - S->gtoff[g] + 1;
+
+			S->ph[5 * g].a = malloc(nsg * sizeof(uint32_t));
+			S->ph[5 * g + 1].a = malloc(ntg * sizeof(uint32_t));
+			S->ph[5 * g + 2].a = malloc(ntg * sizeof(uint32_t));
+			S->ph[5 * g + 3].a = malloc(nsg * sizeof(uint32_t));
+			if (!S->ph[5 * g].a || !S->ph[5 * g + 1].a ||
+			    !S->ph[5 * g + 2].a || !S->ph[5 * g + 3].a)
+				return -1;
+		}
+		S->ph[5 * S->ng].a = malloc((S->nt + 1) * sizeof(uint32_t));
+		if (S->ph[5 * S->ng].a == NULL)
+			return -1;
+	}
+	if (!S->ls || !S->r || !S->rgreedy || !S->in || !S->q || !S->fy ||
+	    !S->reach ||
 	    !S->p || !S->dist || !S->seen || !S->done || !S->nxt ||
 	    !S->via || !S->settled)
 		return -1;
@@ -990,72 +1340,371 @@ static void limits(struct solver *S, const struct lb_assign_params *p)
 	free(cnt);
 }
 
-/* Phase 0: top-L_s per source, hub flow to the neediest, potentials. */
-static void greedy(struct solver *S, uint32_t k)
+/* The value of arc i to its source: weight plus the target's bonus p(t). */
+static inline int64_t arc_val(const struct solver *S, size_t i)
 {
-	size_t s, t, g, i;
+	return -(int64_t)S->cost[i] + S->p[tnode(S, S->tg[i])];
+}
 
+/*
+ * Phase 0: with target bonuses p(t) >= 0 (p(Y) = 0) given, every source
+ * takes its L_s best options by weight + bonus (a random link is worth
+ * R + p(hub), p(hub) = the group's largest bonus); potentials in closed
+ * form make this pseudo-flow 0-optimal:
+ *   p(s) = its best option left out (<= its worst option taken),
+ *   hub flow only to targets whose bonus equals p(hub),
+ *   f_tY = clamp(in_t - d_t) where p(t) = 0, else 0 (the surplus stays at
+ *   t as excess: Y -> t has no residual capacity, so p(t) > p(Y) is fine).
+ * With all bonuses 0 this is plain top-L (mark_greedy records it).
+ */
+static int init_flow(struct solver *S, int mark_greedy)
+{
+	size_t s, t, g, i, j, lmax = 0;
+	uint32_t *top = NULL;
+
+	for (s = 0; s < S->ns; s++)
+		if (S->ls[s] > lmax)
+			lmax = S->ls[s];
+	top = malloc((lmax + 1) * sizeof(uint32_t));
+	if (top == NULL)
+		return -1;
+	for (g = 0; g < S->ng; g++) {
+		int64_t mx = 0;
+
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			if (S->p[tnode(S, S->gtgt[i])] > mx)
+				mx = S->p[tnode(S, S->gtgt[i])];
+		S->p[hnode(S, (uint32_t)g)] = mx;
+	}
+	memset(S->in, 0, S->nt * sizeof(uint32_t));
+	memset(S->q, 0, S->nt * sizeof(uint32_t));
+	memset(S->fy, 0, S->nt * sizeof(uint32_t));
 	for (s = 0; s < S->ns; s++) {
-		size_t n = S->off[s + 1] - S->off[s], used = 0;
+		size_t n = 0, lsv = S->ls[s];
+		int hubok = S->hub && S->gs[s] != NONE;
+		int64_t vr = hubok ? -S->cost_r + S->p[hnode(S, S->gs[s])] :
+				     INT64_MIN;
+		int64_t best_out = INT64_MIN, worst_in = INT64_MAX;
 
-		for (i = S->off[s]; i < S->off[s + 1] && used < S->ls[s]; i++) {
-			S->fl[i] = 3;
-			S->in[S->tg[i]]++;
-			used++;
+		/* the best lsv arcs, by insertion into top[] (desc) */
+		for (i = S->off[s]; i < S->off[s + 1]; i++) {
+			int64_t v = arc_val(S, i);
+
+			S->fl[i] &= (uint8_t)~1;
+			if (n == lsv && (n == 0 || v <= arc_val(S, top[n - 1]))) {
+				if (v > best_out)
+					best_out = v;
+				continue;
+			}
+			if (n == lsv) {
+				int64_t dv = arc_val(S, top[n - 1]);
+
+				if (dv > best_out)
+					best_out = dv;
+				n--;
+			}
+			for (j = n; j > 0 && arc_val(S, top[j - 1]) < v; j--)
+				top[j] = top[j - 1];
+			top[j] = (uint32_t)i;
+			n++;
 		}
-		S->r[s] = S->rgreedy[s] = S->hub ? S->ls[s] - (uint32_t)used : 0;
-		if (S->r[s] > 0)
-			S->p[s] = -S->cost_r;
-		else if (used < n)
-			S->p[s] = -(int64_t)S->cost[S->off[s] + used];
-		else if (used > 0)
-			S->p[s] = -(int64_t)S->cost[S->off[s] + used - 1];
+		/* random links beat the weakest candidates below R + p(hub) */
+		while (hubok && n > 0 && arc_val(S, top[n - 1]) < vr) {
+			int64_t dv = arc_val(S, top[n - 1]);
+
+			if (dv > best_out)
+				best_out = dv;
+			n--;
+		}
+		for (j = 0; j < n; j++) {
+			S->fl[top[j]] |= mark_greedy ? 3 : 1;
+			S->in[S->tg[top[j]]]++;
+			if (arc_val(S, top[j]) < worst_in)
+				worst_in = arc_val(S, top[j]);
+		}
+		S->r[s] = hubok ? (uint32_t)(lsv - n) : 0;
+		if (mark_greedy)
+			S->rgreedy[s] = S->r[s];
+		if (S->r[s] < lsv && hubok && vr > best_out)
+			best_out = vr;
+		if (S->r[s] > 0 && vr < worst_in)
+			worst_in = vr;
+		if (best_out != INT64_MIN)
+			S->p[s] = best_out;
+		else if (worst_in != INT64_MAX)
+			S->p[s] = worst_in;
 		else
 			S->p[s] = 0;
 	}
-	if (!S->hub)
-		return;
-	for (g = 0; g < S->ng; g++) {
-		size_t rg = 0, nt = S->gtoff[g + 1] - S->gtoff[g];
-		int64_t ph = INT64_MAX;
-		int any = 0;
+	free(top);
+	if (S->hub)
+		for (g = 0; g < S->ng; g++) {
+			size_t rg = 0, ne = 0, b = S->gtoff[g], e = S->gtoff[g + 1];
+			uint32_t h = hnode(S, (uint32_t)g);
+			int64_t ph = S->p[h];
 
-		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
-			rg += S->r[S->gsrc[i]];
-		/* first to targets below k, then round the group at random */
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1] && rg > 0; i++) {
-			uint32_t tt = S->gtgt[i];
-			uint32_t d = S->reach[tt] < k ? S->reach[tt] : k;
+			for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
+				rg += S->r[S->gsrc[i]];
+			if (rg == 0) {
+				/* no hub flow: p(hub) as high as the sources allow */
+				int64_t lim = INT64_MAX;
 
-			while (S->in[tt] < d && rg > 0) {
+				for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
+					s = S->gsrc[i];
+					if (S->r[s] < S->ls[s] &&
+					    S->p[s] + S->cost_r < lim)
+						lim = S->p[s] + S->cost_r;
+				}
+				if (lim != INT64_MAX && lim > ph)
+					S->p[h] = lim;
+				continue;
+			}
+			/* to the targets at the top bonus, neediest first */
+			for (i = b; i < e && rg > 0; i++) {
+				uint32_t tt = S->gtgt[i];
+
+				if (S->p[tnode(S, tt)] != ph)
+					continue;
+				ne++;
+				while (S->in[tt] < dem(S, tt) && rg > 0) {
+					S->in[tt]++;
+					S->q[tt]++;
+					rg--;
+				}
+			}
+			for (i = b; i < e && rg > 0 && ne == 0; i++)
+				if (S->p[tnode(S, S->gtgt[i])] == ph)
+					ne++;
+			while (rg > 0 && ne > 0) {
+				uint32_t tt = S->gtgt[b + rng_below(&S->rng, e - b)];
+
+				if (S->p[tnode(S, tt)] != ph)
+					continue;
 				S->in[tt]++;
 				S->q[tt]++;
 				rg--;
 			}
 		}
-		while (rg > 0 && nt > 0) {
-			uint32_t tt = S->gtgt[S->gtoff[g] + rng_below(&S->rng, nt)];
+	for (t = 0; t < S->nt; t++) {
+		uint32_t d = dem(S, (uint32_t)t);
 
-			S->in[tt]++;
-			S->q[tt]++;
-			rg--;
-		}
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
-			any |= S->q[S->gtgt[i]] > 0;
-		if (any) {
-			ph = 0;
-		} else {
-			for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
-				s = S->gsrc[i];
-				if (S->r[s] < S->ls[s] && S->p[s] + S->cost_r < ph)
-					ph = S->p[s] + S->cost_r;
-			}
-			if (ph == INT64_MAX || ph < 0)
-				ph = 0;
-		}
-		S->p[hnode(S, (uint32_t)g)] = ph;
+		if (S->p[tnode(S, (uint32_t)t)] == S->p[S->y] && S->in[t] > d)
+			S->fy[t] = (S->in[t] < S->cap ? S->in[t] : S->cap) - d;
 	}
-	(void)t;
+	recount(S);
+	used_rebuild(S);
+	ph_rebuild(S);
+	return 0;
+}
+
+/* The k-th smallest of x[0..n) (0-based); reorders x. */
+static int64_t select_kth(int64_t *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		int64_t piv = x[lo + (hi - lo) / 2];
+		size_t a = lo, c = hi;
+
+		while (a <= c) {
+			while (x[a] < piv)
+				a++;
+			while (x[c] > piv)
+				c--;
+			if (a <= c) {
+				int64_t tmp = x[a];
+
+				x[a] = x[c];
+				x[c] = tmp;
+				a++;
+				if (c == 0)
+					break;
+				c--;
+			}
+		}
+		if (k <= c && c != (size_t)-1)
+			hi = c;
+		else if (k >= a)
+			lo = a;
+		else
+			break;
+	}
+	return x[k];
+}
+
+/* Costs at 2^-shift of full scale (rounded): the coarse levels. */
+static void set_shift(struct solver *S, int sh)
+{
+	double d = (double)((int64_t)1 << sh);
+	size_t a;
+
+	S->shift = sh;
+	for (a = 0; a < S->na; a++)
+		S->cost[a] = (int32_t)llround((double)S->cost0[a] / d);
+	S->cost_r = llround((double)S->cost_r0 / d);
+}
+
+/*
+ * Warm start: a few rounds of a parallel reverse auction on the target
+ * bonuses. A target short of d_t raises its bonus just enough to win the
+ * sources it lacks (each source's weakest link is the price to beat); a
+ * target with a bonus and more than d_t links lowers it until the
+ * surplus would leave. Any bonus vector gives a 0-optimal start (see
+ * init_flow), so this only has to shrink the imbalance that SSP then
+ * removes exactly; the round with the least imbalance is kept.
+ */
+static int price_rounds(struct solver *S, int rounds)
+{
+	int64_t *nb = NULL, *best = NULL, *x = NULL, *beta = NULL, *cv = NULL;
+	uint8_t *needy = NULL;
+	int64_t cap_b = (int64_t)(4 * SCALE) >> S->shift;
+	size_t nrand = 0, ncv = 0;
+	size_t t, i, s, best_imb = SIZE_MAX, maxin = 0;
+	int r, rc = -1;
+
+	for (t = 0; t < S->nt; t++)
+		if (S->roff[t + 1] - S->roff[t] > maxin)
+			maxin = S->roff[t + 1] - S->roff[t];
+	nb = malloc((S->nt + 1) * sizeof(int64_t));
+	best = malloc((S->nt + 1) * sizeof(int64_t));
+	beta = malloc((S->ns + 1) * sizeof(int64_t));
+	x = malloc((maxin + 1) * sizeof(int64_t));
+	needy = malloc(S->nt + 1);
+	if (!nb || !best || !beta || !x || !needy)
+		goto out;
+	/* random links the candidates cannot avoid: the hub level's target */
+	if (S->hub) {
+		for (t = 0; t < S->nt; t++) {
+			size_t nin = S->roff[t + 1] - S->roff[t];
+			uint32_t d = dem(S, (uint32_t)t);
+
+			if (nin < d)
+				nrand += d - nin;
+		}
+		for (s = 0; s < S->ns; s++)
+			ncv += S->ls[s];
+		cv = malloc((ncv + 1) * sizeof(int64_t));
+		if (cv == NULL)
+			goto out;
+	}
+	for (r = 0; r <= rounds; r++) {
+		size_t imb = S->tot_def + S->tot_exc;
+
+		log_debug("assign: round %d, deficit %zu, excess %zu", r,
+			  S->tot_def, S->tot_exc);
+		if (imb < best_imb) {
+			best_imb = imb;
+			for (t = 0; t < S->nt; t++)
+				best[t] = S->p[tnode(S, (uint32_t)t)];
+		}
+		if (r == rounds || imb == 0)
+			break;
+		for (s = 0; s < S->ns; s++) {
+			int64_t w = INT64_MAX;
+
+			for (i = S->off[s]; i < S->off[s + 1]; i++)
+				if ((S->fl[i] & 1) && arc_val(S, i) < w)
+					w = arc_val(S, i);
+			if (S->r[s] > 0) {
+				int64_t vr = -S->cost_r + S->p[hnode(S, S->gs[s])];
+
+				if (vr < w)
+					w = vr;
+			}
+			beta[s] = w;
+		}
+		for (t = 0; t < S->nt; t++) {
+			uint32_t v = tnode(S, (uint32_t)t), d = dem(S, (uint32_t)t);
+			uint32_t inc = S->in[t] - S->q[t];
+			int64_t b = S->p[v];
+			size_t n = 0, want;
+
+			nb[t] = b;
+			needy[t] = 0;
+			if (inc < d) {
+				for (i = S->roff[t]; i < S->roff[t + 1]; i++) {
+					uint32_t a = S->rarc[i];
+
+					if (!(S->fl[a] & 1) && beta[S->rsrc[i]] != INT64_MAX &&
+					    S->ls[S->rsrc[i]] > 0)
+						x[n++] = beta[S->rsrc[i]] - arc_val(S, a);
+				}
+				want = d - inc;
+				if (want > n && S->hub)
+					needy[t] = 1;
+			} else if (b > 0 && inc > d) {
+				for (i = S->roff[t]; i < S->roff[t + 1]; i++) {
+					uint32_t a = S->rarc[i];
+
+					if (S->fl[a] & 1)
+						x[n++] = arc_val(S, a) - S->p[S->rsrc[i]];
+				}
+				want = inc - d;
+			} else {
+				continue;
+			}
+			if (n == 0)
+				continue;
+			if (want > n)
+				want = n;
+			if (inc < d)
+				nb[t] = b + select_kth(x, n, want - 1) + 1;
+			else
+				nb[t] = b - select_kth(x, n, want - 1) - 1;
+			if (nb[t] < 0)
+				nb[t] = 0;
+			if (nb[t] > cap_b)
+				nb[t] = cap_b;
+		}
+		/*
+		 * The hub level B: random links go to the targets at the top
+		 * bonus, and a source swaps a link for a random one when its
+		 * value is below R + B; B is set so that about as many links
+		 * fall below as random links are unavoidable. Targets that
+		 * the candidates cannot fill sit at B; no bonus exceeds it.
+		 */
+		if (S->hub && nrand > 0) {
+			size_t m = 0, kth;
+			int64_t hb;
+
+			for (s = 0; s < S->ns; s++) {
+				for (i = S->off[s]; i < S->off[s + 1]; i++)
+					if (S->fl[i] & 1)
+						cv[m++] = arc_val(S, i);
+				for (i = 0; i < S->r[s]; i++)
+					cv[m++] = -S->cost_r +
+						  S->p[hnode(S, S->gs[s])];
+			}
+			kth = nrand < m ? nrand - 1 : (m ? m - 1 : 0);
+			if (m > 0) {
+				hb = select_kth(cv, m, kth) + S->cost_r + 1;
+				if (hb > cap_b)
+					hb = cap_b;
+				for (t = 0; t < S->nt; t++)
+					if (needy[t] || nb[t] > hb)
+						nb[t] = hb;
+			}
+		}
+		for (t = 0; t < S->nt; t++)
+			S->p[tnode(S, (uint32_t)t)] = nb[t];
+		if (init_flow(S, 0) < 0)
+			goto out;
+	}
+	if (S->tot_def + S->tot_exc > best_imb) {
+		for (t = 0; t < S->nt; t++)
+			S->p[tnode(S, (uint32_t)t)] = best[t];
+		if (init_flow(S, 0) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(nb);
+	free(best);
+	free(beta);
+	free(x);
+	free(cv);
+	free(needy);
+	return rc;
 }
 
 /* Dual certificate: every residual arc has rc >= 0, every balance 0. */
@@ -1111,34 +1760,363 @@ static int certify(const struct solver *S)
 	return 1;
 }
 
-/* Phase 1: targets over the cap. 0 ok, 1 infeasible, -1 no memory. */
-static int resolve_excess(struct solver *S)
+/*
+ * ---- primal-dual phases ----
+ *
+ * One Dijkstra from every excess node at once (no early stop) gives each
+ * node its distance d(v); p(v) += min(d(v), Dmax) makes every shortest
+ * path tight (rc = 0) at once, for every deficit node. A blocking flow of
+ * unit paths over the tight residual arcs (depth-first, current-arc
+ * pointers, dead ends pruned for the phase) then moves as many units as
+ * it can before the next Dijkstra. Optimality is kept as in SSP: flow
+ * moves only on arcs with rc = 0.
+ */
+
+/* The idx-th residual arc out of v, if it is tight; returns 1 and the head. */
+static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
+		     uint32_t *w, uint32_t *via)
 {
-	size_t t;
+	const int64_t *p = S->p;
 
-	for (t = 0; t < S->nt; t++)
-		while (S->in[t] > S->cap) {
-			int rc = augment(S, tnode(S, (uint32_t)t), 0);
+	if (is_src(S, v)) {
+		size_t deg = S->off[v + 1] - S->off[v];
 
-			if (rc <= 0)
-				return rc < 0 ? -1 : 1;
+		if (idx < deg) {
+			size_t a = S->off[v] + idx;
+			uint32_t t = tnode(S, S->tg[a]);
+
+			if (S->fl[a] & 1 || S->cost[a] + p[v] - p[t] != 0)
+				return 0;
+			*w = t;
+			*via = (uint32_t)a;
+			return 1;
 		}
+		if (idx == deg && S->hub && S->gs[v] != NONE &&
+		    S->r[v] < S->ls[v]) {
+			uint32_t h = hnode(S, S->gs[v]);
+
+			if (S->cost_r + p[v] - p[h] != 0)
+				return 0;
+			*w = h;
+			*via = VIA_SRC_HUB;
+			return 1;
+		}
+		return 0;
+	}
+	if (is_tgt(S, v)) {
+		uint32_t t = v - (uint32_t)S->ns;
+		size_t deg = S->nused[t];
+
+		if (idx < deg) {
+			size_t i = S->ulist[S->roff[t] + idx];
+			uint32_t a = S->rarc[i], s = S->rsrc[i];
+
+			if (-S->cost[a] + p[v] - p[s] != 0)
+				return 0;
+			*w = s;
+			*via = a;
+			return 1;
+		}
+		if (idx == deg && S->hub && S->q[t] > 0) {
+			uint32_t h = hnode(S, S->gt[t]);
+
+			if (p[v] - p[h] != 0)
+				return 0;
+			*w = h;
+			*via = VIA_HUB_T;
+			return 1;
+		}
+		if (idx == deg + 1 && S->fy[t] < fty_cap(S, t)) {
+			if (p[v] - p[S->y] != 0)
+				return 0;
+			*w = S->y;
+			*via = VIA_Y;
+			return 1;
+		}
+		return 0;
+	}
+	if (is_hub(S, v)) {
+		uint32_t g = v - hnode(S, 0);
+		size_t nt = S->gtoff[g + 1] - S->gtoff[g];
+
+		if (idx < nt) {
+			uint32_t t = tnode(S, S->gtgt[S->gtoff[g] + idx]);
+
+			if (p[v] - p[t] != 0)
+				return 0;
+			*w = t;
+			*via = VIA_HUB_T;
+			return 1;
+		}
+		if (idx < nt + S->gsoff[g + 1] - S->gsoff[g]) {
+			uint32_t s = S->gsrc[S->gsoff[g] + idx - nt];
+
+			if (S->r[s] == 0 || -S->cost_r + p[v] - p[s] != 0)
+				return 0;
+			*w = s;
+			*via = VIA_SRC_HUB;
+			return 1;
+		}
+		return 0;
+	}
+	if (idx < S->nt) {
+		uint32_t t = tnode(S, idx);
+
+		if (S->fy[idx] == 0 || p[v] - p[t] != 0)
+			return 0;
+		*w = t;
+		*via = VIA_Y;
+		return 1;
+	}
 	return 0;
 }
 
-/* Phase 2 at the current level. 0 ok, 1 infeasible, -1 no memory. */
-static int resolve_deficits(struct solver *S)
+static uint32_t arc_count(const struct solver *S, uint32_t v)
+{
+	if (is_src(S, v))
+		return (uint32_t)(S->off[v + 1] - S->off[v] + 1);
+	if (is_tgt(S, v))
+		return S->nused[v - S->ns] + 2;
+	if (is_hub(S, v)) {
+		uint32_t g = v - hnode(S, 0);
+
+		return (uint32_t)(S->gtoff[g + 1] - S->gtoff[g] +
+				  S->gsoff[g + 1] - S->gsoff[g]);
+	}
+	return (uint32_t)S->nt;
+}
+
+static int is_sink(const struct solver *S, uint32_t v)
+{
+	if (v == S->y)
+		return S->tot_exc > S->tot_def;
+	return is_tgt(S, v) && def_of(S, v - (uint32_t)S->ns) > 0;
+}
+
+static int has_excess(const struct solver *S, uint32_t v)
+{
+	if (v == S->y)
+		return S->tot_def > S->tot_exc;
+	return exc_of(S, v - (uint32_t)S->ns) > 0;
+}
+
+/* One phase. 1 = flow moved, 0 = no deficit reachable, 2 = none moved. */
+static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
+		    uint32_t *cur, uint32_t *srcs, size_t nsrc)
+{
+	int64_t dmax = 0;
+	size_t i, moved = 0, reached = 0, batch;
+	uint32_t v;
+
+	/* stop the search once this many sinks are settled: every settled
+	 * sink has a tight path, and the search stays local */
+	batch = (S->tot_def > S->tot_exc ? S->tot_def : S->tot_exc) / 4;
+	if (batch < 32)
+		batch = 32;
+
+	new_epoch(S);
+	for (i = 0; i < nsrc; i++) {
+		S->seen[srcs[i]] = S->epoch;
+		S->dist[srcs[i]] = 0;
+		if (heap_push(S, 0, srcs[i]) < 0)
+			return -1;
+	}
+	while (S->hn > 0) {
+		struct heap_item it = heap_pop(S);
+
+		v = it.node;
+		if (v >= S->nn) {
+			if (walk_step(S, v - (uint32_t)S->nn) < 0)
+				return -1;
+			continue;
+		}
+		if (S->done[v] == S->epoch || it.key > S->dist[v])
+			continue;
+		S->done[v] = S->epoch;
+		S->settled[S->n_settled++] = v;
+		dmax = it.key;
+		if (is_sink(S, v) && ++reached >= batch)
+			break;
+		if (expand_fwd(S, v, it.key) < 0)
+			return -1;
+	}
+	if (!reached)
+		return 0;
+	/* p += min(d, dmax), shifted by -dmax: only settled nodes move */
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		S->p[v] += S->dist[v] - dmax;
+		if (v < S->ns + S->nt)
+			ph_update(S, v);
+	}
+	/* blocking flow: dead[] reuses seen[] with a new epoch */
+	new_epoch(S);
+	memset(cur, 0, S->nn * sizeof(uint32_t));
+	for (i = 0; i < nsrc; i++) {
+		uint32_t x = srcs[i];
+
+		while (has_excess(S, x) && S->seen[x] != S->epoch) {
+			size_t n = 1, j;
+			int found = 0;
+
+			stk[0] = x;
+			S->done[x] = S->epoch;	/* done[] marks "on the stack" */
+			while (n > 0) {
+				uint32_t u = stk[n - 1], w = 0, via = 0;
+
+				if (n > 1 && is_sink(S, u)) {
+					found = 1;
+					break;
+				}
+				while (cur[u] < arc_count(S, u)) {
+					if (tight_arc(S, u, cur[u], &w, &via) &&
+					    S->seen[w] != S->epoch &&
+					    S->done[w] != S->epoch)
+						break;
+					cur[u]++;
+				}
+				if (cur[u] < arc_count(S, u)) {
+					svia[n] = via;
+					stk[n++] = w;
+					S->done[w] = S->epoch;
+				} else {
+					S->seen[u] = S->epoch;	/* dead */
+					S->done[u] = 0;
+					n--;
+					if (n > 0)
+						cur[stk[n - 1]]++;
+				}
+			}
+			if (!found)
+				break;
+			for (j = 0; j + 1 < n; j++) {
+				apply_arc(S, stk[j], stk[j + 1], svia[j + 1]);
+				S->done[stk[j]] = 0;
+			}
+			S->done[stk[n - 1]] = 0;
+			S->augmentations++;
+			moved++;
+		}
+	}
+	return moved > 0 ? 1 : 2;
+}
+
+
+/*
+ * Phases 1-2: remove every imbalance by shortest paths. While Y lacks flow
+ * (more excess than deficit at the targets) an excess target searches
+ * forward, else a deficit target searches backward; so Y is always a
+ * terminal and its n arcs are never scanned. 0 ok, 1 infeasible, -1 no
+ * memory.
+ */
+static int resolve_ssp(struct solver *S)
+{
+	uint32_t *dl = NULL, *el = NULL;
+	size_t nd = 0, ne = 0, id = 0, ie = 0, t;
+	int rc = -1;
+
+	dl = malloc((S->nt + 1) * sizeof(uint32_t));
+	el = malloc((S->nt + 1) * sizeof(uint32_t));
+	if (dl == NULL || el == NULL)
+		goto out;
+	ph_rebuild(S);	/* the phases moved potentials under the heaps */
+	for (t = 0; t < S->nt; t++) {
+		if (def_of(S, (uint32_t)t))
+			dl[nd++] = (uint32_t)t;
+		if (exc_of(S, (uint32_t)t))
+			el[ne++] = (uint32_t)t;
+	}
+	while (S->tot_def + S->tot_exc > 0) {
+		int r;
+
+		if (S->tot_exc > S->tot_def) {
+			while (ie < ne && exc_of(S, el[ie]) == 0)
+				ie++;
+			if (ie == ne)
+				break;	/* cannot happen: kept for safety */
+			r = augment(S, tnode(S, el[ie]), 0);
+		} else {
+			while (id < nd && def_of(S, dl[id]) == 0)
+				id++;
+			if (id == nd)
+				break;
+			r = augment(S, tnode(S, dl[id]), 1);
+		}
+		if (r <= 0) {
+			rc = r < 0 ? -1 : 1;
+			goto out;
+		}
+	}
+	rc = (S->tot_def + S->tot_exc) ? 1 : 0;
+out:
+	free(dl);
+	free(el);
+	return rc;
+}
+
+/* Phases 1-2 by primal-dual phases; single paths when a phase stalls. */
+static int resolve(struct solver *S)
+{
+	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
+	size_t t, nsrc;
+	int rc = -1, r;
+
+	stk = malloc((S->nn + 1) * sizeof(uint32_t));
+	svia = malloc((S->nn + 1) * sizeof(uint32_t));
+	cur = malloc((S->nn + 1) * sizeof(uint32_t));
+	srcs = malloc((S->nt + 2) * sizeof(uint32_t));
+	if (!stk || !svia || !cur || !srcs)
+		goto out;
+	while (S->tot_def + S->tot_exc > 0) {
+		nsrc = 0;
+		if (S->tot_def > S->tot_exc)
+			srcs[nsrc++] = S->y;
+		for (t = 0; t < S->nt; t++)
+			if (exc_of(S, (uint32_t)t))
+				srcs[nsrc++] = tnode(S, (uint32_t)t);
+		r = pd_phase(S, stk, svia, cur, srcs, nsrc);
+		if (r < 0)
+			goto out;
+		if (r == 0) {
+			rc = 1;
+			goto out;
+		}
+		S->phases++;
+		if (r == 2) {
+			r = resolve_ssp(S);
+			rc = r;
+			goto out;
+		}
+		log_debug("assign: phase %zu, deficit %zu, excess %zu",
+			  S->phases, S->tot_def, S->tot_exc);
+	}
+	rc = 0;
+out:
+	free(stk);
+	free(svia);
+	free(cur);
+	free(srcs);
+	return rc;
+}
+
+/* Level j-1 -> j: surplus already sent to Y at zero reduced cost comes back. */
+static void raise_level(struct solver *S, uint32_t j)
 {
 	size_t t;
 
-	for (t = 0; t < S->nt; t++)
-		while (def_of(S, (uint32_t)t) > 0) {
-			int rc = augment(S, tnode(S, (uint32_t)t), 1);
+	S->level = j;
+	for (t = 0; t < S->nt; t++) {
+		int64_t b = bal(S, (uint32_t)t);
 
-			if (rc <= 0)
-				return rc < 0 ? -1 : 1;
+		if (b < 0 && S->fy[t] > 0 &&
+		    S->p[tnode(S, (uint32_t)t)] == S->p[S->y]) {
+			uint32_t take = (uint32_t)(-b < S->fy[t] ? -b : S->fy[t]);
+
+			S->fy[t] -= take;
 		}
-	return 0;
+	}
+	recount(S);
+	ph_rebuild(S);
 }
 
 /* Largest level whose demand fits the supply of every group. */
@@ -1484,6 +2462,7 @@ static int solve(const struct lb_candidates *cand,
 		 struct lb_assignment *out, struct lb_assign_stats *st,
 		 struct lb_error *err)
 {
+	static const int shifts[] = { 20, 16, 12, 8, 4, 0 };
 	struct solver S;
 	struct snap sn;
 	uint32_t *rt = NULL;
@@ -1519,44 +2498,87 @@ static int solve(const struct lb_candidates *cand,
 		goto out;
 	}
 	limits(&S, p);
-	greedy(&S, k);
+	kmax = level_bound(&S, k);
+	S.cost0 = malloc((S.na + 1) * sizeof(int32_t));
+	if (S.cost0 == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(S.cost0, S.cost, S.na * sizeof(int32_t));
+	S.cost_r0 = S.cost_r;
 
-	/* phase 1: caps */
-	S.level = 0;
-	recount(&S);
-	if (S.tot_exc > 0) {
-		r = resolve_excess(&S);
+	/*
+	 * direct: plain top-L marks the greedy links; then the problem for
+	 * k_max is solved exactly at coarse costs first (ties let each
+	 * phase move many units), each level's bonuses warm-starting the
+	 * next finer one, the last level at full scale.
+	 */
+	S.level = kmax;
+	if (init_flow(&S, 1) < 0) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	r = 0;
+	for (j = 0; j < sizeof(shifts) / sizeof(shifts[0]) && r == 0; j++) {
+		int64_t f = j ? (int64_t)1 << (shifts[j - 1] - shifts[j]) : 0;
+
+		for (t = 0; t < S.nt; t++) {
+			int64_t b = S.p[tnode(&S, (uint32_t)t)] - S.p[S.y];
+
+			S.p[tnode(&S, (uint32_t)t)] = b > 0 ? b * f : 0;
+		}
+		S.p[S.y] = 0;
+		set_shift(&S, shifts[j]);
+		if (init_flow(&S, 0) < 0 ||
+		    (j == 0 && price_rounds(&S, PRICE_ROUNDS) < 0)) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		log_debug("assign: scale 2^-%d: deficit %zu, excess %zu",
+			  shifts[j], S.tot_def, S.tot_exc);
+		r = resolve(&S);
+		if (r < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	st->k_used = kmax;
+	if (r > 0) {
+		/* infeasible for k_max: raise the bound level by level from
+		 * plain top-L, keeping the last level that held */
+		log_debug("assign: k = %u cannot hold, searching by level", kmax);
+		memset(S.p, 0, S.nn * sizeof(int64_t));
+		set_shift(&S, 0);
+		S.level = 0;
+		if (init_flow(&S, 0) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		r = resolve(&S);	/* caps only */
 		if (r != 0) {
 			rc = r < 0 ? -1 : 1;
 			if (r < 0)
 				lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-	}
-	/* phase 2: levels */
-	kmax = level_bound(&S, k);
-	st->k_used = 0;
-	for (j = 1; j <= kmax; j++) {
-		S.level = j;
-		recount(&S);
-		if (S.tot_def > 0) {
+		st->k_used = 0;
+		for (j = 1; j <= kmax; j++) {
 			if (snap_take(&S, &sn) < 0) {
 				lb_error_set(err, LB_ENOMEM, "out of memory");
 				goto out;
 			}
-			r = resolve_deficits(&S);
+			raise_level(&S, j);
+			r = resolve(&S);
 			if (r < 0) {
 				lb_error_set(err, LB_ENOMEM, "out of memory");
 				goto out;
 			}
 			if (r > 0) {
 				snap_restore(&S, &sn);
-				S.level = j - 1;
-				recount(&S);
 				break;
 			}
+			st->k_used = j;
 		}
-		st->k_used = j;
 	}
 	S.level = (uint32_t)st->k_used;
 	recount(&S);

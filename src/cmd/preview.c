@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		"exactly as a CDN would: every route, status and header of the API.\n\n"
 		"  -s, --store LOCATION   a directory, or s3://bucket/prefix\n"
 		"                         (default: public)\n"
-		"  -l, --listen HOST:PORT (default: 127.0.0.1:8080)\n"
+		"  -l, --listen HOST:PORT (default: 127.0.0.1:8080; a bare PORT\n"
+		"                         listens on 127.0.0.1)\n"
 		"      --s3-endpoint URL  bucket endpoint, path style (default:\n"
 		"                         $AWS_ENDPOINT_URL, else\n"
 		"                         https://s3.amazonaws.com); the bucket must\n"
@@ -245,7 +246,7 @@ int cmd_preview(int argc, char **argv)
 	char share[PATH_MAX], js[PATH_MAX], prefix[PATH_MAX], root[PATH_MAX];
 	char tpl_path[PATH_MAX + 64], conf[PATH_MAX + 64], sock[PATH_MAX + 64];
 	char dir[PATH_MAX + 64], server[512], scheme[16], host[512], path[1024];
-	char *tpl = NULL, *out = NULL;
+	char *tpl = NULL, *out = NULL, listen_buf[64];
 	struct lb_error err;
 	int c, rc = LB_EXIT_ENV, s3;
 	size_t i;
@@ -265,6 +266,13 @@ int cmd_preview(int argc, char **argv)
 	if (optind < argc) {
 		usage(stderr);
 		return LB_EXIT_USAGE;
+	}
+	/* a bare port listens on loopback */
+	if (*listen != '\0' && strspn(listen, "0123456789") == strlen(listen)) {
+		if (fmt(listen_buf, sizeof(listen_buf), "127.0.0.1:%s",
+			listen) < 0)
+			return LB_EXIT_USAGE;
+		listen = listen_buf;
 	}
 	if (!conf_safe(listen) || strchr(listen, ':') == NULL ||
 	    !conf_safe(workers)) {

@@ -36,6 +36,7 @@
 #include "linkbot/extract.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
+#include "linkbot/progress.h"
 #include "linkbot/robots.h"
 #include "linkbot/urlpattern.h"
 #include "crawl_int.h"
@@ -49,6 +50,8 @@
 #define URLS_FILE_MAX ((size_t)64 << 20)
 /* an unchanged sitemap lastmod is trusted for this long, then revalidated */
 #define LASTMOD_TRUST (7 * 86400)
+/* URLs kept from the sources per run (memory bound against huge sitemaps) */
+#define MAX_CANDIDATES 2000000
 
 enum job_kind { J_ROBOTS, J_SRC_ROBOTS, J_SRC_SITEMAP, J_SRC_HTML, J_PAGE };
 
@@ -99,8 +102,12 @@ struct crawl {
 	size_t n_slots;
 	int sources_ok;
 	long sitemaps;
+	struct lb_strlist sitemap_urls;	/* read once per run */
+	int cand_full;
 	long queued_pages;
 	long done_pages;
+	struct lb_progress prog;
+	int prog_on;
 	int64_t now, cutoff;
 	int max_redirects;
 	struct lb_error *err;
@@ -159,6 +166,11 @@ static void job_free(struct job *j)
 	free(j->etag);
 	free(j->last_modified);
 	free(j);
+}
+
+static void job_free_v(void *j)
+{
+	job_free(j);
 }
 
 static void req_drop(struct fetch_req *r)
@@ -283,6 +295,14 @@ static int cand_add(struct crawl *c, const char *raw, const char *base,
 		free(url);
 		return 0;
 	}
+	if (c->n_cand >= MAX_CANDIDATES) {
+		if (!c->cand_full++)
+			log_warnx("more than %d URLs in the sets: the others are "
+				  "ignored this run", MAX_CANDIDATES);
+		c->sources_ok = 0;	/* the list is incomplete: remove nothing */
+		free(url);
+		return 0;
+	}
 	if (c->n_cand == c->alloc_cand) {
 		size_t na = c->alloc_cand ? c->alloc_cand * 2 : 1024;
 		struct cand *nc = realloc(c->cand, na * sizeof(*nc));
@@ -345,6 +365,13 @@ static struct hostinfo *host_of(struct crawl *c, const char *url,
 	return &c->hosts[c->n_hosts++];
 }
 
+static void page_counted(struct crawl *c)
+{
+	c->done_pages++;
+	if (c->prog_on)
+		progress_add(&c->prog, 1);
+}
+
 static int page_exclude(struct crawl *c, struct job *j, int status,
 			const char *url, const char *why)
 {
@@ -352,7 +379,7 @@ static int page_exclude(struct crawl *c, struct job *j, int status,
 	c->st->excluded++;
 	if (j->was_live)
 		c->st->removed++;
-	c->done_pages++;
+	page_counted(c);
 	return corpus_exclude(c->corpus, j->first, status, c->now, c->err);
 }
 
@@ -361,7 +388,7 @@ static int page_failed(struct crawl *c, struct job *j, int status,
 {
 	log_warnx("cannot fetch '%s': %s (previous version kept)", url, why);
 	c->st->failed++;
-	c->done_pages++;
+	page_counted(c);
 	return corpus_failed(c->corpus, j->first, status, c->now, c->err);
 }
 
@@ -508,6 +535,18 @@ struct src_ctx {
 	const char *base;
 };
 
+/* 1 if url was already queued as a sitemap; else remembers it. */
+static int sitemap_seen(struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->sitemap_urls.n; i++)
+		if (strcmp(c->sitemap_urls.v[i], url) == 0)
+			return 1;
+	lb_strlist_add(&c->sitemap_urls, url, NULL);
+	return 0;
+}
+
 static int add_sitemap(struct crawl *c, const char *raw, const char *base,
 		       const struct lb_urlset *filter, int depth)
 {
@@ -521,6 +560,12 @@ static int add_sitemap(struct crawl *c, const char *raw, const char *base,
 	}
 	if (filter != NULL && !urlset_match(filter, url)) {
 		log_debug("%s: sub-sitemap left out by the pattern", url);
+		free(url);
+		return 0;
+	}
+	if (sitemap_seen(c, url)) {
+		/* listed twice (an index and robots.txt, say): the first
+		 * listing, with its pattern, decides */
 		free(url);
 		return 0;
 	}
@@ -612,6 +657,14 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			j->hops++;
 			return fetcher_add(c->f, req, 1, c->err);
 		}
+	}
+	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
+	    res->status >= 400 && res->status < 500 && res->status != 429) {
+		/* no robots.txt (RFC 9309: no rules): no sitemaps from it */
+		log_info("source '%s' answered %d: no sitemaps listed",
+			  j->first, res->status);
+		req_drop(req);
+		return 0;
 	}
 	if (res->error != FE_OK || res->status != 200) {
 		log_warnx("cannot read source '%s': %s", j->first,
@@ -750,7 +803,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
 	c->st->indexed++;
-	c->done_pages++;
+	page_counted(c);
 	rc = 0;
 out:
 	free(charset);
@@ -839,7 +892,7 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 				  c->now, c->err);
 		lb_buf_release(&sets);
 		c->st->not_modified++;
-		c->done_pages++;
+		page_counted(c);
 		goto drop;
 	}
 	if (res->status == 200) {
@@ -858,10 +911,6 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, why);
 	}
 drop:
-	if (c->opts->progress || (c->done_pages % 500 == 0 && c->done_pages))
-		if (c->done_pages % 100 == 0)
-			log_info("%ld of %ld pages done", c->done_pages,
-				 c->queued_pages);
 	req_drop(req);
 	return rc;
 drop_err:
@@ -908,6 +957,10 @@ static int read_sources(struct crawl *c)
 		switch (s->kind) {
 		case LB_SOURCE_SITEMAP_INDEX:
 		case LB_SOURCE_SITEMAP:
+			if (sitemap_seen(c, url)) {
+				free(url);
+				continue;
+			}
 			c->sitemaps++;
 			r = job_req(J_SRC_SITEMAP, url, c->err);
 			if (r != NULL) {
@@ -999,6 +1052,8 @@ static int crawl_pages(struct crawl *c)
 		corpus_state_release(&st);
 	}
 	qsort(ord, c->n_cand, sizeof(*ord), order_cmp);
+	progress_start(&c->prog, "pages", 0, c->opts->progress);
+	c->prog_on = 1;
 	for (i = 0; i < c->n_cand; i++) {
 		const struct cand *k = &c->cand[ord[i].i];
 		struct lb_url_state st;
@@ -1070,10 +1125,15 @@ static int crawl_pages(struct crawl *c)
 	}
 	log_info("%s: %ld URLs in the sets, %ld to fetch", c->cl->id,
 		 (long)c->n_cand, n_fetch);
+	progress_set_total(&c->prog, n_fetch);
 	if (fetcher_run(c->f, on_done, c, c->err) < 0)
 		goto out;
 	rc = 0;
 out:
+	if (c->prog_on) {
+		progress_done(&c->prog);
+		c->prog_on = 0;
+	}
 	lb_buf_release(&sets);
 	free(ord);
 	return rc;
@@ -1117,6 +1177,7 @@ static void crawl_release(struct crawl *c)
 	}
 	free(c->cand);
 	free(c->slots);
+	lb_strlist_release(&c->sitemap_urls);
 }
 
 int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
@@ -1158,6 +1219,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 				    err) < 0)
 			goto out;
 	fetcher_defaults(cfg, opts->no_rate_limit, &fo);
+	fo.udata_free = job_free_v;
 	if (fetcher_new(&fo, &c.f, err) < 0)
 		goto out;
 

@@ -115,6 +115,7 @@ struct fetcher_opts {
 	int allow_private;
 	int max_retries;		/* 429, 503, network errors */
 	double max_retry_after;		/* longer Retry-After: give up */
+	void (*udata_free)(void *);	/* frees a request's udata; may be NULL */
 };
 
 struct fetcher;
@@ -148,6 +149,24 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 /* Requests started so far, and 1 if addr (struct sockaddr) is private. */
 long fetcher_started(const struct fetcher *f);
 int fetch_addr_private(const void *sockaddr);
+
+/*
+ * The pace of one host: how much slower than the configured rate to go.
+ * Errors (5xx, network) x1.5, 429/503 x2, good answers x0.8 back towards 1;
+ * and when the moving average of response times (EWMA, 0.2) is above 1 s
+ * and three times the best seen, in proportion. Never more than x8.
+ */
+enum fetch_verdict { PACE_OK, PACE_SLOW_DOWN, PACE_ERROR };
+struct fetch_pace {
+	double factor_err;	/* from errors, >= 1 */
+	double ewma;		/* response time, seconds */
+	double best;		/* lowest EWMA seen (after 3 answers) */
+	long samples;
+};
+void fetch_pace_init(struct fetch_pace *p);
+void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
+		       double seconds);
+double fetch_pace_factor(const struct fetch_pace *p);
 
 /* Parses Retry-After (seconds or an HTTP date) relative to now; -1 bad. */
 long fetch_parse_retry_after(const char *v, int64_t now);

@@ -51,10 +51,7 @@ struct host {
 	struct fetch_req *head, *tail;
 	int inflight;
 	double next;		/* monotonic seconds */
-	double factor_err;	/* backoff from errors, >= 1 */
-	double ewma;		/* transfer time */
-	double best;		/* lowest EWMA seen */
-	long samples;
+	struct fetch_pace pace;
 };
 
 struct xfer {
@@ -309,24 +306,59 @@ static struct host *host_get(struct fetcher *f, const char *url)
 		return NULL;
 	}
 	h->origin = origin;
-	h->factor_err = 1.0;
+	fetch_pace_init(&h->pace);
 	f->hosts[f->n_hosts++] = h;
 	return h;
 }
 
-static double host_interval(const struct fetcher *f, const struct host *h)
+void fetch_pace_init(struct fetch_pace *p)
 {
-	double factor = h->factor_err;
+	memset(p, 0, sizeof(*p));
+	p->factor_err = 1.0;
+}
 
-	if (h->samples >= 5 && h->best > 0 && h->ewma > 1.0 &&
-	    h->ewma > 3 * h->best) {
-		double lat = h->ewma / (3 * h->best);
+void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
+		       double seconds)
+{
+	if (v != PACE_ERROR && seconds > 0) {
+		p->ewma = p->samples ? 0.8 * p->ewma + 0.2 * seconds : seconds;
+		p->samples++;
+		if (p->samples >= 3 && (p->best == 0 || p->ewma < p->best))
+			p->best = p->ewma;
+	}
+	switch (v) {
+	case PACE_SLOW_DOWN:
+		p->factor_err *= 2;
+		break;
+	case PACE_ERROR:
+		p->factor_err *= 1.5;
+		break;
+	case PACE_OK:
+		p->factor_err *= 0.8;
+		break;
+	}
+	if (p->factor_err > 8)
+		p->factor_err = 8;
+	if (p->factor_err < 1)
+		p->factor_err = 1;
+}
+
+double fetch_pace_factor(const struct fetch_pace *p)
+{
+	double factor = p->factor_err;
+
+	if (p->samples >= 5 && p->best > 0 && p->ewma > 1.0 &&
+	    p->ewma > 3 * p->best) {
+		double lat = p->ewma / (3 * p->best);
 		if (lat > factor)
 			factor = lat;
 	}
-	if (factor > 8)
-		factor = 8;
-	return f->o.interval * factor;
+	return factor > 8 ? 8 : factor;
+}
+
+static double host_interval(const struct fetcher *f, const struct host *h)
+{
+	return f->o.interval * fetch_pace_factor(&h->pace);
 }
 
 int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
@@ -360,6 +392,8 @@ void fetcher_free(struct fetcher *f)
 		struct fetch_req *r = f->hosts[i]->head, *nx;
 		for (; r != NULL; r = nx) {
 			nx = r->next;
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
 		free(f->hosts[i]->origin);
@@ -400,6 +434,8 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 	struct host *h = host_get(f, req->url);
 
 	if (h == NULL) {
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(req->udata);
 		fetch_req_free(req);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
@@ -500,19 +536,12 @@ static int judge(struct fetcher *f, struct xfer *x, double now)
 	struct fetch_res *r = &x->res;
 	int retry = 0;
 
-	if (r->error == FE_OK && r->seconds > 0) {
-		h->ewma = h->samples ? 0.8 * h->ewma + 0.2 * r->seconds :
-				       r->seconds;
-		h->samples++;
-		if (h->samples >= 3 && (h->best == 0 || h->ewma < h->best))
-			h->best = h->ewma;
-	}
 	if (r->error == FE_OK && (r->status == 429 || r->status == 503)) {
 		double wait = r->retry_after >= 0 ?
 				      (double)r->retry_after :
 				      (double)(1L << (x->req->tries < 4 ?
 						      x->req->tries : 4));
-		h->factor_err = h->factor_err * 2 > 8 ? 8 : h->factor_err * 2;
+		fetch_pace_answer(&h->pace, PACE_SLOW_DOWN, r->seconds);
 		if (x->req->tries < f->o.max_retries &&
 		    wait <= f->o.max_retry_after) {
 			if (h->next < now + wait)
@@ -524,8 +553,7 @@ static int judge(struct fetcher *f, struct xfer *x, double now)
 			 retry ? "will retry" : "giving up for this run");
 	} else if (r->error == FE_NETWORK || (r->error == FE_OK &&
 					       r->status >= 500)) {
-		h->factor_err = h->factor_err * 1.5 > 8 ? 8 :
-							  h->factor_err * 1.5;
+		fetch_pace_answer(&h->pace, PACE_ERROR, r->seconds);
 		if (r->error == FE_NETWORK && x->req->tries < 1 &&
 		    x->req->tries < f->o.max_retries &&
 		    !r->timed_out) {
@@ -534,8 +562,7 @@ static int judge(struct fetcher *f, struct xfer *x, double now)
 			retry = 1;
 		}
 	} else {
-		h->factor_err = h->factor_err * 0.8 < 1 ? 1 :
-							  h->factor_err * 0.8;
+		fetch_pace_answer(&h->pace, PACE_OK, r->seconds);
 	}
 	return retry;
 }
@@ -616,6 +643,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				r->next = NULL;
 				f->queued--;
 				if (start(f, h, r, err) < 0) {
+					if (f->o.udata_free != NULL)
+						f->o.udata_free(r->udata);
 					fetch_req_free(r);
 					return -1;
 				}

@@ -208,7 +208,7 @@ function decideProject(req, r, store) {
             page: base + 'pages/' + id + '.json',
             ctx: {
                 variant: 'project', project: r.project, id: id, key: n.key,
-                host: n.host, base: base
+                host: n.host, raw: u.url, base: base
             }
         };
     });
@@ -245,7 +245,8 @@ function decideEndpoint(req, r, store) {
             page: base + 'pages/' + id + '.json',
             ctx: {
                 variant: r.variant, client: r.client, endpoint: r.endpoint,
-                id: id, key: n.key, host: n.host, base: base, links: links,
+                id: id, key: n.key, host: n.host, raw: u.url, base: base,
+                links: links,
                 notIndexed: ep.not_indexed === 'empty' ? 'empty' : 'random',
                 queryParams: queryRule(ep)
             }
@@ -263,9 +264,24 @@ function decide(req, store) {
     return decideEndpoint(req, d.route, store);
 }
 
-/* The URL to side-crawl, absolute when the request gave a host. */
+/*
+ * The URL to side-crawl: the url value as the client gave it (so that the
+ * crawler's set patterns see the site's own form, trailing slash included),
+ * without its fragment, with white space and non-ASCII bytes
+ * percent-encoded; "https://" is added to a host/path form.
+ */
 function sideUrl(ctx) {
-    return ctx.host ? 'https://' + ctx.host + ctx.key : ctx.key;
+    var v = ctx.raw.replace(/^[ \t\r\n\f]+|[ \t\r\n\f]+$/g, '');
+    var h = v.indexOf('#');
+    if (h >= 0)
+        v = v.substring(0, h);
+    v = v.replace(/[^\x21-\x7e]/g, function (c) {
+        var n = c.charCodeAt(0);
+        return '%' + (n < 16 ? '0' : '') + n.toString(16).toUpperCase();
+    });
+    if (ctx.host && !/^https?:\/\//i.test(v))
+        v = (v.substring(0, 2) === '//' ? 'https:' : 'https://') + v;
+    return v;
 }
 
 /*

@@ -3,13 +3,11 @@
  *
  * templates/nginx-edge.conf.in wires it:
  *
- *   js_set $lb_page edge.page     hot path (directory store): decides with
- *                                 synchronous reads of endpoint.json /
- *                                 project.json and returns the page file
- *                                 ("/<client>/<endpoint>/pages/<id>.json") for
- *                                 try_files, or "/_edge" for everything else
- *                                 (errors, 204, preflight, clients without
- *                                 gzip, the S3 store).
+ *   js_set $lb_page hot.page      hot path (directory store, src/edge/hot.js):
+ *                                 the page file for try_files, or "/_edge"
+ *                                 for everything else (errors, 204,
+ *                                 preflight, clients without gzip, unusual
+ *                                 URL forms, the Project route, S3).
  *   @edge: js_content edge.handle the full decision; serves a stored page by
  *                                 internal redirect to /_page/... (static or
  *                                 S3 proxy, gunzipped for clients without
@@ -114,21 +112,6 @@ function storeOf(r) {
     return isDir(r) ? fsStore(r.variables.lb_root) : s3Store(r);
 }
 
-/* js_set $lb_page: the page file for try_files, or "/_edge". */
-function page(r) {
-    try {
-        if (!isDir(r))
-            return '/_edge';
-        var req = makeReq(r);
-        if (!req.acceptGzip || (req.method !== 'GET' && req.method !== 'HEAD'))
-            return '/_edge';
-        var d = core.decide(req, fsStore(r.variables.lb_root));
-        return d.page ? '/' + d.page : '/_edge';
-    } catch (e) {
-        return '/_edge';
-    }
-}
-
 function send(r, res) {
     var h = res.headers;
     for (var k in h)
@@ -187,4 +170,4 @@ function miss(r) {
     }).catch(function (e) { fail(r, e); });
 }
 
-export default { page: page, handle: handle, miss: miss };
+export default { handle: handle, miss: miss };

@@ -118,10 +118,29 @@ async function answer(request, env) {
     return toResponse(res, req.method);
 }
 
+/*
+ * The CDN's cache (Cloudflare's Cache API when present): 200 answers are
+ * kept for their Cache-Control (a day), keyed by the URL with its query, as
+ * SPEC 8 recommends; set EDGE_CACHE = "off" to disable.
+ */
+async function cached(request, env, ctx) {
+    var cache = typeof caches !== 'undefined' && env.EDGE_CACHE !== 'off' &&
+        request.method === 'GET' ? caches.default : null;
+    if (cache) {
+        var hit = await cache.match(request);
+        if (hit)
+            return hit;
+    }
+    var res = await answer(request, env);
+    if (cache && res.status === 200 && ctx && ctx.waitUntil)
+        ctx.waitUntil(cache.put(request, res.clone()));
+    return res;
+}
+
 export default {
-    async fetch(request, env) {
+    async fetch(request, env, ctx) {
         try {
-            return await answer(request, env || {});
+            return await cached(request, env || {}, ctx);
         } catch (e) {
             console.error('linkbot edge: ' + (e && e.message ? e.message : e));
             return toResponse(core.failure(), request.method);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "linkbot/extract.h"
 #include "extract_int.h"
@@ -76,6 +77,11 @@ int x_offer_item(struct x_ctx *x, enum lb_doc_field f, enum lb_source src,
 		return 0;
 	if (n == (size_t)-1)
 		n = strlen(s);
+	/* "By Jane Doe" is Jane Doe */
+	while (f == LB_F_author && n > 0 && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	if (f == LB_F_author && n > 3 && strncasecmp(s, "by ", 3) == 0)
+		s += 3, n -= 3;
 	v = x_clean(s, n, X_MAX_FIELD / 4, &oom);
 	if (oom)
 		return x_oom(x);

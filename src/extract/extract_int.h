@@ -130,8 +130,9 @@ struct x_jsonld;
 struct x_jsonld *x_jsonld_new(void);
 /* Parses and keeps a block; malformed or oversized blocks are skipped. */
 void x_jsonld_add(struct x_jsonld *j, const char *s, size_t n);
-/* Offers the candidates of every kept block to x (source LB_SRC_JSONLD). */
-int x_jsonld_offer(struct x_jsonld *j, struct x_ctx *x);
+/* Offers the candidates of every kept block to x (source LB_SRC_JSONLD);
+ * page: the canonical or page URL (nodes about other pages rank last). */
+int x_jsonld_offer(struct x_jsonld *j, struct x_ctx *x, const char *page);
 void x_jsonld_free(struct x_jsonld *j);
 
 /* limit.c: drops tags beyond X_MAX_DEPTH and attributes beyond

@@ -36,6 +36,7 @@
 #define F_MICRO		0x08	/* inside itemprop=articleBody|text */
 #define F_BLOCK		0x10	/* this element is a block */
 #define F_HEAD		0x20	/* inside <head> */
+#define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
 
 struct frame {
 	GumboNode *node;
@@ -169,68 +170,75 @@ static int style_hides(const char *style)
 	return 0;
 }
 
-static const char *const hiding_classes[] = {
-	"hidden", "d-none", "sr-only", "visually-hidden", "screen-reader-text",
-	"screen-reader-only", "is-hidden", "u-hidden", "invisible", "hide",
-	"element-invisible", "a11y-hidden", "headerlink", "hash-link",
-	"anchorjs-link", NULL,
+/* Word lists with their lengths, compared without strlen on every call. */
+struct word {
+	const char *w;
+	size_t n;
+};
+#define W(s) { s, sizeof(s) - 1 }
+
+/* Classes that hide by convention (and permalink pilcrows). */
+static const struct word hiding_classes[] = {
+	W("hidden"), W("d-none"), W("sr-only"), W("visually-hidden"),
+	W("screen-reader-text"), W("screen-reader-only"), W("is-hidden"),
+	W("u-hidden"), W("invisible"), W("hide"), W("element-invisible"),
+	W("a11y-hidden"), W("headerlink"), W("hash-link"), W("anchorjs-link"),
+	{ NULL, 0 },
+};
+/* Words that mark boilerplate in a class or id, and words that veto it
+ * ("content-sidebar-wrap" wraps the content). */
+static const struct word boiler_words[] = {
+	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
+	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
+	W("widgets"), W("footer"), W("cookie"), W("cookies"), W("consent"),
+	W("gdpr"), W("share"), W("sharing"), W("sharedaddy"), W("social"),
+	W("related"), W("comments"), W("comment"), W("respond"),
+	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
+	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
+	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
+	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
+	{ NULL, 0 },
+};
+static const struct word veto_words[] = {
+	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
+	W("container"), W("layout"),
+	{ NULL, 0 },
+};
+/* ARIA roles of boilerplate (banner only outside article/main). */
+static const struct word boiler_roles[] = {
+	W("navigation"), W("contentinfo"), W("complementary"), W("search"),
+	W("dialog"), W("alertdialog"), W("menu"), W("menubar"), W("toolbar"),
+	{ NULL, 0 },
 };
 
-static int is_hidden(const GumboNode *n)
+static int word_in(const char *p, size_t n, const struct word *l)
 {
-	const char *v, *const *c;
-
-	switch (n->v.element.tag) {
-	case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
-	case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
-	case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
-	case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO:
-	case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SELECT:
-	case GUMBO_TAG_OPTION: case GUMBO_TAG_DATALIST:
-	case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_INPUT: case GUMBO_TAG_MAP:
-	case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOEMBED:
-		return 1;
-	default:
-		break;
-	}
-	if (n->type == GUMBO_NODE_TEMPLATE)
-		return 1;
-	if (n->v.element.attributes.length == 0)
-		return 0;
-	if (attr(n, "hidden") != NULL)
-		return 1;
-	if ((v = attr(n, "aria-hidden")) != NULL && strcasecmp(v, "true") == 0)
-		return 1;
-	if (style_hides(attr(n, "style")))
-		return 1;
-	if ((v = attr(n, "class")) != NULL)
-		for (c = hiding_classes; *c != NULL; c++)
-			if (has_token(v, *c))
-				return 1;
+	for (; l->w != NULL; l++)
+		if (l->n == n && (p[0] | 0x20) == l->w[0] &&
+		    strncasecmp(p, l->w, n) == 0)
+			return 1;
 	return 0;
 }
 
-/* Words that mark boilerplate in a class or id, and words that veto it
- * ("content-sidebar-wrap" wraps the content). */
-static const char *const boiler_words[] = {
-	"nav", "navbar", "navigation", "menu", "menubar", "breadcrumb",
-	"breadcrumbs", "sidebar", "widget", "widgets", "footer", "cookie",
-	"cookies", "consent", "gdpr", "share", "sharing", "sharedaddy",
-	"social", "related", "comments", "comment", "respond", "newsletter",
-	"subscribe", "popup", "modal", "advert", "advertisement", "ads", "ad",
-	"sponsored", "promo", "skip", "pagination", "pager", "masthead",
-	"toolbar", "tagcloud", "relatedposts", "meta", "byline", NULL,
-};
-static const char *const veto_words[] = {
-	"content", "article", "body", "wrap", "wrapper", "container",
-	"layout", NULL,
-};
-
-static int word_in(const char *p, size_t n, const char *const *l)
+static int is_ws(char c)
 {
-	for (; *l != NULL; l++)
-		if (strlen(*l) == n && strncasecmp(p, *l, n) == 0)
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Does a token of the list match the word list? */
+static int list_has(const char *list, const struct word *words)
+{
+	const char *p = list, *e;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e > p && word_in(p, (size_t)(e - p), words))
 			return 1;
+		p = e;
+	}
 	return 0;
 }
 
@@ -241,10 +249,9 @@ static int names_boiler(const char *list)
 	int boiler, veto;
 
 	while (*p != '\0') {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (is_ws(*p))
 			p++;
-		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
-			    *e != '\n' && *e != '\r'; e++)
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
 			;
 		if (e - p > 64) {
 			p = e;
@@ -254,9 +261,10 @@ static int names_boiler(const char *list)
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
 				;
-			if (word_in(q, (size_t)(qe - q), boiler_words))
+			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
 				boiler = 1;
-			if (word_in(q, (size_t)(qe - q), veto_words))
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), veto_words))
 				veto = 1;
 			if (qe == e)
 				break;
@@ -268,39 +276,113 @@ static int names_boiler(const char *list)
 	return 0;
 }
 
-static int is_boiler(const GumboNode *n, unsigned flags)
-{
-	const char *v;
+/* The attributes the walks look at, found in one pass. */
+struct eattrs {
+	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
+};
 
+static void get_attrs(const GumboNode *n, struct eattrs *a)
+{
+	const GumboVector *v = &n->v.element.attributes;
+	unsigned i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < v->length; i++) {
+		const GumboAttribute *at = v->data[i];
+		const char *nm = at->name;
+
+		switch (nm[0]) {
+		case 'h':
+			if (strcmp(nm, "hidden") == 0)
+				a->hidden = at->value;
+			break;
+		case 'a':
+			if (strcmp(nm, "aria-hidden") == 0)
+				a->aria_hidden = at->value;
+			break;
+		case 's':
+			if (strcmp(nm, "style") == 0)
+				a->style = at->value;
+			break;
+		case 'c':
+			if (strcmp(nm, "class") == 0)
+				a->cls = at->value;
+			break;
+		case 'i':
+			if (strcmp(nm, "id") == 0)
+				a->id = at->value;
+			break;
+		case 'r':
+			if (strcmp(nm, "role") == 0)
+				a->role = at->value;
+			break;
+		}
+	}
+}
+
+static int hidden_tag(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_TEMPLATE)
+		return 1;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
+	case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
+	case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
+	case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO:
+	case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SELECT:
+	case GUMBO_TAG_OPTION: case GUMBO_TAG_DATALIST:
+	case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_INPUT: case GUMBO_TAG_MAP:
+	case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOEMBED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int boiler_tag(const GumboNode *n, unsigned flags)
+{
 	switch (n->v.element.tag) {
 	case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BUTTON:
 	case GUMBO_TAG_MENU: case GUMBO_TAG_LABEL:
 		return 1;
 	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
-		if (unknown_is(n, "dialog"))
-			return 1;
-		break;
+		return unknown_is(n, "dialog");
 	case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER:
-		if (!(flags & F_ARTICLE))
-			return 1;
-		break;
+		return !(flags & F_ARTICLE);
 	default:
-		break;
-	}
-	if (n->v.element.attributes.length == 0)
 		return 0;
-	if ((v = attr(n, "role")) != NULL &&
-	    (has_token(v, "navigation") || has_token(v, "contentinfo") ||
-	     has_token(v, "complementary") || has_token(v, "search") ||
-	     has_token(v, "dialog") || has_token(v, "alertdialog") ||
-	     has_token(v, "menu") || has_token(v, "menubar") ||
-	     has_token(v, "toolbar") ||
-	     (has_token(v, "banner") && !(flags & F_ARTICLE))))
-		return 1;
-	if ((v = attr(n, "class")) != NULL && names_boiler(v))
-		return 1;
-	if ((v = attr(n, "id")) != NULL && names_boiler(v))
-		return 1;
+	}
+}
+
+/*
+ * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked) or 0.
+ * flags: the context (F_ARTICLE decides for header, footer, banner).
+ */
+static unsigned classify(const GumboNode *n, unsigned flags, int boiler)
+{
+	struct eattrs a;
+
+	if (hidden_tag(n))
+		return F_HIDDEN;
+	if (n->v.element.attributes.length == 0)
+		return boiler && boiler_tag(n, flags) ? F_BOILER : 0;
+	get_attrs(n, &a);
+	if (a.hidden != NULL ||
+	    (a.aria_hidden != NULL && strcasecmp(a.aria_hidden, "true") == 0) ||
+	    style_hides(a.style) ||
+	    (a.cls != NULL && list_has(a.cls, hiding_classes)))
+		return F_HIDDEN;
+	if (!boiler)
+		return 0;
+	if (boiler_tag(n, flags))
+		return F_BOILER;
+	if (a.role != NULL &&
+	    (list_has(a.role, boiler_roles) ||
+	     (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
+		return F_BOILER;
+	if ((a.cls != NULL && names_boiler(a.cls)) ||
+	    (a.id != NULL && names_boiler(a.id)))
+		return F_BOILER;
 	return 0;
 }
 
@@ -310,7 +392,8 @@ static int is_main(const GumboNode *n)
 
 	if (n->v.element.tag == GUMBO_TAG_MAIN)
 		return 1;
-	return (r = attr(n, "role")) != NULL && has_token(r, "main");
+	return n->v.element.attributes.length > 0 &&
+	       (r = attr(n, "role")) != NULL && has_token(r, "main");
 }
 
 /* Text under root, skipping hidden content (and boilerplate if asked). */
@@ -342,16 +425,16 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		case GUMBO_NODE_TEXT:
 		case GUMBO_NODE_CDATA:
 		case GUMBO_NODE_WHITESPACE:
+			t->lines = (fl & F_PRE) != 0;
 			x_text_add(t, c->v.text.text, strlen(c->v.text.text));
+			t->lines = 0;
 			continue;
 		case GUMBO_NODE_ELEMENT:
 			break;
 		default:
 			continue;
 		}
-		if (is_hidden(c))
-			continue;
-		if (boiler && is_boiler(c, fl))
+		if (classify(c, fl, boiler) != 0)
 			continue;
 		switch (c->v.element.tag) {
 		case GUMBO_TAG_BR:
@@ -362,6 +445,9 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			break;
 		case GUMBO_TAG_ARTICLE: case GUMBO_TAG_MAIN:
 			fl |= F_ARTICLE;
+			break;
+		case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
+			fl |= F_PRE;
 			break;
 		default:
 			break;
@@ -388,8 +474,7 @@ struct scan {
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
 	int have_h1, have_title;
-	struct x_text micro;	/* itemprop=articleBody|text */
-	int have_micro;
+	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
 	const char *og_place[3];	/* locality, region, country */
@@ -569,11 +654,32 @@ static int h1_text(struct scan *sc, GumboNode *n, char **out)
 	return 0;
 }
 
+/* Offers the text of n (a link) as an item of a list field, source body. */
+static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
+{
+	struct x_text t;
+	char *s;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	collect_text(n, 0, 0, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		return x_oom(x);
+	}
+	s = x_text_take(&t);
+	x_text_release(&t);
+	if (s != NULL && strlen(s) <= 100 &&
+	    (f != LB_F_author || strncasecmp(s, "http", 4) != 0))
+		x_offer_item(x, f, LB_SRC_BODY, s, (size_t)-1);
+	free(s);
+	return x->failed ? -1 : 0;
+}
+
 /* One element of the metadata walk; returns 1 to descend into it. */
 static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 {
 	struct x_ctx *x = sc->x;
-	const char *v;
+	const char *v, *w;
 	char *s;
 
 	if (n->type == GUMBO_NODE_TEMPLATE)
@@ -632,26 +738,28 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	case GUMBO_TAG_MATH:
 		return 0;
 	case GUMBO_TAG_TIME:
-		if ((attr(n, "pubdate") != NULL ||
-		     ((v = attr(n, "itemprop")) != NULL &&
-		      has_token(v, "datePublished"))) &&
-		    (v = attr(n, "datetime")) != NULL)
+		if ((v = attr(n, "datetime")) == NULL)
+			break;
+		if (attr(n, "pubdate") != NULL ||
+		    ((w = attr(n, "itemprop")) != NULL &&
+		     has_token(w, "datePublished")))
 			x_offer(x, LB_F_published_time, LB_SRC_META, v,
+				(size_t)-1);
+		else if (!(*flags & F_HIDDEN) &&
+			 (w = attr(n, "class")) != NULL &&
+			 (has_token(w, "published") ||
+			  has_token(w, "entry-date") || has_token(w, "post-date")))
+			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
 				(size_t)-1);
 		break;
 	case GUMBO_TAG_A:
-		if ((v = attr(n, "rel")) != NULL && has_token(v, "category") &&
-		    !(*flags & F_HIDDEN)) {
-			struct x_text t;
-
-			x_text_init(&t, X_MAX_FIELD, 1);
-			collect_text(n, 0, 0, &t);
-			s = x_text_take(&t);
-			x_text_release(&t);
-			if (s != NULL)
-				x_offer_item(x, LB_F_category, LB_SRC_BODY, s,
-					     (size_t)-1);
-			free(s);
+		/* WordPress: "Posted in <a rel="category tag">",
+		 * bylines: <a rel="author"> */
+		if ((v = attr(n, "rel")) != NULL && !(*flags & F_HIDDEN) &&
+		    (has_token(v, "category") || has_token(v, "author"))) {
+			if (offer_text_of(x, n, has_token(v, "category") ?
+					  LB_F_category : LB_F_author) < 0)
+				return -1;
 		}
 		break;
 	default:
@@ -659,10 +767,8 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	}
 	if (*flags & F_HEAD)
 		return 1;
-	if (!(*flags & F_HIDDEN) && is_hidden(n))
-		*flags |= F_HIDDEN;
-	if (!(*flags & (F_BOILER | F_HIDDEN)) && is_boiler(n, *flags))
-		*flags |= F_BOILER;
+	if (!(*flags & F_HIDDEN))
+		*flags |= classify(n, *flags, !(*flags & F_BOILER));
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
 			sc->n_main++;
@@ -691,14 +797,21 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			}
 		}
 	}
-	if (!(*flags & (F_HIDDEN | F_MICRO)) &&
-	    (v = attr(n, "itemprop")) != NULL &&
-	    (has_token(v, "articleBody") || has_token(v, "text"))) {
-		*flags |= F_MICRO;
-		if (collect_text(n, 1, *flags & F_ARTICLE, &sc->micro) < 0)
-			return x_oom(x);
-		x_text_break(&sc->micro);
-		sc->have_micro = 1;
+	/* Microdata text; "text" of a comment in a comments section is not
+	 * the page's, so boilerplate is skipped. */
+	if (!(*flags & (F_HIDDEN | F_MICRO | F_BOILER)) &&
+	    n->v.element.attributes.length > 0 &&
+	    (v = attr(n, "itemprop")) != NULL) {
+		int k = has_token(v, "articleBody") ? 0 :
+			has_token(v, "text") ? 1 : -1;
+
+		if (k >= 0) {
+			*flags |= F_MICRO;
+			if (collect_text(n, 1, *flags & F_ARTICLE,
+					 &sc->micro[k]) < 0)
+				return x_oom(x);
+			x_text_break(&sc->micro[k]);
+		}
 	}
 	return 1;
 }
@@ -822,11 +935,12 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	GumboOutput *out = NULL;
 	struct scan sc;
 	char *s, *place = NULL;
-	int rc = -1;
+	int rc = -1, k;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.x = x;
-	x_text_init(&sc.micro, X_MAX_TEXT, 0);
+	x_text_init(&sc.micro[0], X_MAX_TEXT, 0);
+	x_text_init(&sc.micro[1], X_MAX_TEXT, 0);
 	if ((sc.jsonld = x_jsonld_new()) == NULL) {
 		x_oom(x);
 		goto out;
@@ -841,14 +955,14 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		goto out;
 	if (scan(&sc, out->document) < 0)
 		goto out;
-	if (x_jsonld_offer(sc.jsonld, x) < 0)
+	if (x_jsonld_offer(sc.jsonld, x, x->str[LB_F_url][LB_SRC_META] != NULL ?
+			   x->str[LB_F_url][LB_SRC_META] : page_url) < 0)
 		goto out;
 	x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, sc.tw_title, (size_t)-1);
 	x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, sc.tw_desc, (size_t)-1);
 	x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.tw_image, (size_t)-1);
 	if (sc.og_place[0] || sc.og_place[1] || sc.og_place[2]) {
 		struct lb_buf b;
-		int k;
 
 		lb_buf_init(&b, 3 * X_MAX_FIELD);
 		for (k = 0; k < 3; k++)
@@ -864,12 +978,13 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
 		free(s);
 	}
-	if (sc.have_micro) {
-		if (sc.micro.oom) {
+	/* articleBody, else text */
+	for (k = 0; k < 2; k++) {
+		if (sc.micro[k].oom) {
 			x_oom(x);
 			goto out;
 		}
-		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro));
+		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro[k]));
 	}
 	if (x->text[LB_SRC_JSONLD] == NULL && x->text[LB_SRC_BODY] == NULL &&
 	    body_text(&sc) < 0)
@@ -877,7 +992,8 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	rc = x->failed ? -1 : 0;
 out:
 	free(place);
-	x_text_release(&sc.micro);
+	x_text_release(&sc.micro[0]);
+	x_text_release(&sc.micro[1]);
 	x_jsonld_free(sc.jsonld);
 	if (out != NULL)
 		gumbo_destroy_output(&opts, out);

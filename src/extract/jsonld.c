@@ -16,7 +16,9 @@
  * (CreativeWork, VideoObject, Book, Product, Event, ...), 3 web pages
  * (WebPage and its subtypes, Blog). Per field, the first node in rank
  * order (then document order) that has a valid value wins; list fields
- * (author, category) come from that one node. References {"@id": ...}
+ * (author, category) come from that one node. A node whose url,
+ * mainEntityOfPage or @id names another page (a listing page describing
+ * the posts it lists) ranks after all of them. References {"@id": ...}
  * (Yoast's author and image) are looked up among all nodes of the page.
  */
 #include <stdio.h>
@@ -30,6 +32,7 @@
 struct x_jsonld {
 	cJSON *block[X_MAX_JSONLD_BLOCKS * 4];
 	size_t n;
+	size_t scripts;		/* <script> blocks seen */
 	size_t total;
 	const cJSON *node[X_MAX_JSONLD_NODES];
 	int rank[X_MAX_JSONLD_NODES];
@@ -147,8 +150,9 @@ void x_jsonld_add(struct x_jsonld *j, const char *s, size_t n)
 
 	trim(&s, &n);
 	if (n == 0 || n > X_MAX_JSONLD || j->total + n > X_MAX_JSONLD_ALL ||
-	    j->n >= max)
+	    j->n >= max || j->scripts >= X_MAX_JSONLD_BLOCKS)
 		return;
+	j->scripts++;
 	j->total += n;
 	if ((buf = malloc(n + 1)) == NULL)
 		return;
@@ -275,13 +279,15 @@ static void gather(struct x_jsonld *j, const cJSON *v, int depth)
 /* A node with that @id that says more than its @id. */
 static const cJSON *lookup(const struct x_jsonld *j, const cJSON *ref)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ref, "@id");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ref, "@id"), *k;
 	size_t i;
 
 	if (!cJSON_IsString(id))
 		return ref;
-	if (ref->child != NULL && ref->child->next != NULL)
-		return ref;	/* already has more than @id */
+	cJSON_ArrayForEach(k, ref)
+		if (strcmp(k->string, "@id") != 0 &&
+		    strcmp(k->string, "@type") != 0)
+			return ref;	/* says more than its @id */
 	for (i = 0; i < j->nnodes; i++) {
 		const cJSON *o = j->node[i], *oid;
 
@@ -597,15 +603,79 @@ static int offer_node(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 	return x->failed ? -1 : 0;
 }
 
-int x_jsonld_offer(struct x_jsonld *j, struct x_ctx *x)
+/* The path of an absolute http(s) URL without a trailing '/', the query
+ * kept; NULL if not absolute. */
+static const char *url_path_of(const char *u, size_t *n)
 {
-	size_t i;
+	const char *p, *e;
+
+	if (strncmp(u, "http://", 7) == 0)
+		u += 7;
+	else if (strncmp(u, "https://", 8) == 0)
+		u += 8;
+	else
+		return NULL;
+	p = u + strcspn(u, "/?#");
+	e = p + strcspn(p, "#");
+	while (e > p && e[-1] == '/')
+		e--;
+	*n = (size_t)(e - p);
+	return p;
+}
+
+/* The page a node says it describes: url, mainEntityOfPage, @id. */
+static const char *node_page(const cJSON *o)
+{
+	const cJSON *v = get(o, "url");
+
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	v = get(o, "mainEntityOfPage");
+	if (cJSON_IsObject(v))
+		v = get(v, "@id");
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	v = get(o, "@id");
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/*
+ * A node that names another page (a listing page's JSON-LD of the posts it
+ * lists) is ignored when a node describes this page, and ranks last
+ * otherwise (a site whose JSON-LD URLs disagree with its canonical).
+ */
+static int other_page(const cJSON *o, const char *page)
+{
+	const char *u = node_page(o), *a, *b;
+	size_t an, bn;
+
+	if (u == NULL || page == NULL ||
+	    (a = url_path_of(u, &an)) == NULL ||
+	    (b = url_path_of(page, &bn)) == NULL)
+		return 0;
+	return an != bn || memcmp(a, b, an) != 0;
+}
+
+int x_jsonld_offer(struct x_jsonld *j, struct x_ctx *x, const char *page)
+{
+	size_t i, ours = 0, others = 0;
 	int r;
 
 	j->nnodes = 0;
 	for (i = 0; i < j->n; i++)
 		gather(j, j->block[i], 0);
-	for (r = 1; r <= 3; r++)
+	for (i = 0; i < j->nnodes; i++) {
+		if (j->rank[i] == 0)
+			continue;
+		if (other_page(j->node[i], page))
+			j->rank[i] += 3, others++;
+		else
+			ours++;
+	}
+	for (i = 0; ours > 0 && others > 0 && i < j->nnodes; i++)
+		if (j->rank[i] > 3)
+			j->rank[i] = 0;
+	for (r = 1; r <= 6; r++)
 		for (i = 0; i < j->nnodes; i++)
 			if (j->rank[i] == r && offer_node(j, x, j->node[i]) < 0)
 				return -1;

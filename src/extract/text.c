@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* memmem, memrchr */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "extract_int.h"
 
@@ -298,6 +299,30 @@ static int tag_start(const char *s, size_t n)
 		s[1] == '/' || s[1] == '!');
 }
 
+/* Is the tag at s ("<p ...", "</div", "<br/") one that breaks a line? */
+static int block_tag(const char *s, size_t n)
+{
+	static const char *const blocks[] = {
+		"p", "br", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4",
+		"h5", "h6", "tr", "table", "blockquote", "section", "article",
+		"pre", "hr", "dd", "dt", "dl", "figure", "figcaption", NULL,
+	};
+	size_t i = 1, k, len;
+
+	if (i < n && s[i] == '/')
+		i++;
+	for (k = i; k < n && ((s[k] >= 'a' && s[k] <= 'z') ||
+			      (s[k] >= 'A' && s[k] <= 'Z') ||
+			      (s[k] >= '0' && s[k] <= '9')); k++)
+		;
+	len = k - i;
+	for (k = 0; blocks[k] != NULL; k++)
+		if (strlen(blocks[k]) == len &&
+		    strncasecmp(s + i, blocks[k], len) == 0)
+			return 1;
+	return 0;
+}
+
 char *x_html_unescape(const char *s, size_t n)
 {
 	char *o = malloc(n + 1), *w = o;
@@ -318,8 +343,9 @@ char *x_html_unescape(const char *s, size_t n)
 				*w++ = s[i++];
 				continue;
 			}
-			/* A tag: a block boundary becomes a space. */
-			*w++ = ' ';
+			/* A tag goes; a block tag leaves a line feed. */
+			if (block_tag(s + i, (size_t)(e - (s + i))))
+				*w++ = '\n';
 			i = (size_t)(e - s) + 1;
 		} else {
 			*w++ = s[i++];

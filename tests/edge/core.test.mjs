@@ -209,6 +209,19 @@ test('project: bearer key checked against stored hashes', () => {
     assert.ok(!JSON.stringify([ok, miss]).includes('key-1'));
 });
 
+test('side-crawl record: the URL as given, fragment dropped, bytes escaped', () => {
+    const rec = (q) => {
+        const d = core.decide(req('/acme/ml/related-links', q), S);
+        core.miss(d.ctx, S);
+        return d.ctx.record;
+    };
+    assert.equal(rec('url=https://acme.example/fr/x/'), 'acme ml https://acme.example/fr/x/');
+    assert.equal(rec('url=acme.example/a/%23frag'), 'acme ml https://acme.example/a/');
+    assert.equal(rec('url=//acme.example/a'), 'acme ml https://acme.example/a');
+    assert.equal(rec('url=+/a%20b/caf%C3%A9+'), 'acme ml /a%20b/caf%C3%A9');
+    assert.equal(rec('url=http%3A%2F%2Facme.example%2Fx'), 'acme ml http://acme.example/x');
+});
+
 test('constant-time comparison compares whole strings', () => {
     assert.ok(core.sameHex('abcd', 'abcd'));
     assert.ok(!core.sameHex('abcd', 'abce'));

@@ -58,5 +58,18 @@ kill -USR1 "$(cat "$ORIGIN_WORK/nginx.pid")"; sleep 0.3
 check "disallowed pages not fetched" test "$(hits /blog/post-1/)" -eq 0 -a "$(hits /blog/post-2/)" -eq 0
 check "post-1 and post-2 removed" test "$(corpus_pages | tr '\n' ' ')" = "/blog/post-3/ /blog/post-4/ /blog/post-5/ /blog/post-6/ "
 
+echo "== max_pages: 2 per run; new URLs first"
+rm -rf "$WORK/state"
+printf 'User-agent: *\nAllow: /\n' > "$ORIGIN_DIR/robots.txt"
+crawl_config "$cfg" "  max_pages: 2" "      - sitemap: $ORIGIN_URL/sitemap.xml" "$sets"
+"$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $day > "$WORK/cap1.log" 2>&1
+check "run 1: 2 pages" test "$(corpus_pages | wc -l)" -eq 2
+check "run 1: says the cap was reached" grep -q "max_pages 2 reached" "$WORK/cap1.log"
+"$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((day + 86400)) > "$WORK/cap2.log" 2>&1
+check "run 2 (next day): 2 new pages, not the known ones again" \
+	test "$(corpus_pages | wc -l)" -eq 4
+check "pages from run 1 are kept though not refetched" \
+	test "$(corpus_pages | head -2 | tr '\n' ' ')" = "/blog/post-1/ /blog/post-2/ "
+
 echo "crawl-safety: $FAILS failed"
 [ "$FAILS" -eq 0 ]

@@ -14,6 +14,23 @@ edge_fixture_store "$store" || exit 1
 edge_start "$store" || exit 1
 edge_checks
 
+# the hot path (js_set + try_files) serves the common forms itself: a static
+# response carries the file's ETag, which the other paths do not pass on
+for u in https://acme.example/blog/a-post acme.example/blog/a-post/ /blog/a-post \
+	https%3A%2F%2Facme.example%2Fblog%2Fa-post%3Futm%3D1; do
+	req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=$u"
+	[ "$status" = 200 ] && [ -n "$(hdr etag)" ] || fail "hot path not taken for $u ($status)"
+	expect_hdr "hot path $u" content-encoding gzip
+	expect_hdr "hot path $u" access-control-allow-origin "*"
+done
+req -H 'Accept-Encoding: gzip' "$EDGE_URL/il/ent/docs/related-links?url=/guide/start"
+[ -n "$(hdr etag)" ] || fail "hot path not taken for enterprise"
+# and leaves the rest to the core, with the same answer
+req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=/blog/x/../a-post"
+[ "$status" = 200 ] && [ -z "$(hdr etag)" ] && gunzip -c <"$_t/b" | grep -q '"Post B"' ||
+	fail "dot segments: $status, etag '$(hdr etag)'"
+ok "hot path"
+
 # preview's own command line
 "$LINKBOT" preview --help | grep -q -- '--store' || fail "preview --help"
 "$LINKBOT" preview --store /nonexistent/store --listen 127.0.0.1:1 >/dev/null 2>&1 &&

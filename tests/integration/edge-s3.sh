@@ -9,25 +9,18 @@ cd "$(dirname "$0")/../.."
 . tests/lib/edge.sh
 . tests/lib/edge-checks.sh
 
+. tests/lib/s3rver.sh
+
 store=$(mktemp -d /tmp/lb-edge-store.XXXXXX)
-s3dir=$(mktemp -d /tmp/lb-edge-s3.XXXXXX)
-s3pid=
 cleanup() {
 	edge_stop
-	[ -n "$s3pid" ] && kill "$s3pid" 2>/dev/null && wait "$s3pid" 2>/dev/null
-	rm -rf "$store" "$s3dir" "$s3dir.log"
+	s3rver_stop
+	rm -rf "$store"
 	edge_checks_cleanup
 }
+s3rver_start store || exit 1
 trap cleanup EXIT
-
-s3port=$(edge_free_port)
-node_modules/.bin/s3rver --directory "$s3dir" --address 127.0.0.1 --port "$s3port" \
-	--configure-bucket store --silent >"$s3dir.log" 2>&1 &
-s3pid=$!
-for i in $(seq 1 100); do
-	curl -s -o /dev/null "http://127.0.0.1:$s3port/" && break
-	sleep 0.1
-done
+s3port=$S3RVER_PORT
 
 edge_fixture_store "$store" || exit 1
 # upload as the publisher does: pages gzipped with their headers
@@ -45,7 +38,7 @@ edge_start "s3://store/site/v1" --s3-endpoint "http://127.0.0.1:$s3port" || exit
 edge_checks
 
 # the origin fails: every request that needs it answers 500 JSON
-kill "$s3pid"; wait "$s3pid" 2>/dev/null; s3pid=
+s3rver_stop
 expect "500 when the bucket is down" 500 "$EDGE_URL/acme/blog/related-links?url=/blog/a-post"
 expect_json_message "500 bucket down"
 req "$EDGE_URL/acme/blog/related-links"

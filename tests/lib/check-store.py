@@ -139,10 +139,15 @@ def main():
     p.add_argument("--strict", action="store_true")
     p.add_argument("--count", type=int)
     p.add_argument("--allow-invalid-pending", action="store_true")
+    p.add_argument("--count-only", action="store_true",
+                   help="only list: print the number of pages stored")
     a = p.parse_args()
     store = Dir(a.dir) if a.dir else Bucket(a.s3, a.bucket, a.prefix)
     folder = a.folder.strip("/") + "/"
     keys = [k for k in store.list(folder + "pages/")]
+    if a.count_only:
+        print(json.dumps({"pages": len(keys)}))
+        return
     revisions = {}
     stored = {}
     invalid = {}

@@ -34,11 +34,14 @@ edge_start() {
 		if ! kill -0 "$EDGE_PID" 2>/dev/null; then
 			echo "edge: preview exited:" >&2
 			cat "$EDGE_PREFIX/preview.out" "$EDGE_PREFIX/logs/error.log" >&2 2>/dev/null
+			EDGE_PID=
+			edge_stop
 			return 1
 		fi
 		sleep 0.1
 	done
 	echo "edge: not listening on $EDGE_URL" >&2
+	edge_stop
 	return 1
 }
 

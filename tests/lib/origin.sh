@@ -88,8 +88,16 @@ CONF
 		echo $! > "$work/master.pid"
 		local i
 		for i in $(seq 1 100); do
-			if curl -s -o /dev/null "$url/" 2>/dev/null; then
+			if curl -s -o /dev/null -A origin.sh-probe \
+				"$url/__origin_probe__" 2>/dev/null; then
 				# the log starts empty: only the test's requests
+				# (nginx logs the probe after answering it)
+				local k
+				for k in $(seq 1 100); do
+					grep -q origin.sh-probe "$work/logs/access.log" &&
+						break
+					sleep 0.02
+				done
 				: > "$work/logs/access.log"
 				echo "$url"
 				return 0

@@ -92,6 +92,13 @@ static void test_xrobots(void **state)
 	assert_false(xr("max-snippet: 20, noimageindex", NULL));
 	assert_false(xr("unavailable_after: 25 Jun 2010 15:00:00 PST", NULL));
 	assert_false(xr("all", "nofollow"));
+	/* another named crawler's directives are not ours; scopes follow
+	 * the agent name until the next one */
+	assert_false(xr("otherbot: noindex", NULL));
+	assert_false(xr("otherbot: nofollow, noindex", NULL));
+	assert_true(xr("otherbot: noindex, linkbot: none", NULL));
+	assert_true(xr("otherbot: noindex", "noindex"));
+	assert_true(xr("googlebot: nofollow, noindex", NULL));
 }
 
 struct got {
@@ -318,6 +325,44 @@ static void test_retry_after(void **state)
 				 "Sun, 06 Nov 1994 08:49:37 GMT", 784111999), 0);
 }
 
+static void test_pace(void **state)
+{
+	struct fetch_pace p;
+	int i;
+
+	(void)state;
+	fetch_pace_init(&p);
+	for (i = 0; i < 20; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* errors slow down, x1.5 each, at most x8 */
+	fetch_pace_answer(&p, PACE_ERROR, 0);
+	assert_true(fetch_pace_factor(&p) > 1.49 && fetch_pace_factor(&p) < 1.51);
+	fetch_pace_answer(&p, PACE_SLOW_DOWN, 0.05);
+	assert_true(fetch_pace_factor(&p) > 2.99 && fetch_pace_factor(&p) < 3.01);
+	for (i = 0; i < 10; i++)
+		fetch_pace_answer(&p, PACE_SLOW_DOWN, 0.05);
+	assert_true(fetch_pace_factor(&p) == 8.0);
+	/* and recover with good answers */
+	for (i = 0; i < 12; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* rising latency: from 50 ms to 3 s slows down in proportion */
+	for (i = 0; i < 10; i++)
+		fetch_pace_answer(&p, PACE_OK, 3.0);
+	assert_true(fetch_pace_factor(&p) > 4.0);
+	assert_true(fetch_pace_factor(&p) <= 8.0);
+	/* latency back to normal: recovered */
+	for (i = 0; i < 30; i++)
+		fetch_pace_answer(&p, PACE_OK, 0.05);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+	/* a site that is always slow is not punished for it */
+	fetch_pace_init(&p);
+	for (i = 0; i < 30; i++)
+		fetch_pace_answer(&p, PACE_OK, 2.0);
+	assert_true(fetch_pace_factor(&p) == 1.0);
+}
+
 static void test_user_agent(void **state)
 {
 	struct lb_config cfg;
@@ -341,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_html_sitemap),
 		cmocka_unit_test(test_private_addresses),
 		cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_user_agent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,6 +174,155 @@ static void test_golden(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Reads a demo site page with __ORIGIN__ replaced by the given origin. */
+static char *demo_page(const char *path, const char *origin, size_t *len)
+{
+	struct lb_error err;
+	struct lb_buf b;
+	char *file, *raw = NULL, *p, *q;
+
+	lb_error_init(&err);
+	file = malloc(strlen(path) + 64);
+	assert_non_null(file);
+	sprintf(file, "examples/site/htdocs%sindex.html", path);
+	if (lb_file_read(file, 4 << 20, &raw, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	free(file);
+	lb_buf_init(&b, 16 << 20);
+	for (p = raw; (q = strstr(p, "__ORIGIN__")) != NULL; p = q + 10) {
+		lb_buf_add(&b, p, (size_t)(q - p), NULL);
+		lb_buf_adds(&b, origin, NULL);
+	}
+	lb_buf_adds(&b, p, NULL);
+	free(raw);
+	*len = b.len;
+	return lb_buf_take(&b);
+}
+
+/* The text between the first `open` after `after` and the next `close`. */
+static char *between(const char *s, const char *after, const char *open,
+		     const char *close)
+{
+	const char *a = strstr(s, after), *b, *e;
+
+	if (a == NULL || (b = strstr(a, open)) == NULL ||
+	    (e = strstr(b + strlen(open), close)) == NULL)
+		return NULL;
+	b += strlen(open);
+	return strndup(b, (size_t)(e - b));
+}
+
+/*
+ * Every article of the demo site (examples/site, labels.tsv): the fields a
+ * reader sees, and text that holds the article without the menus, sidebar,
+ * footer, hidden newsletter and promo blocks, or the cookie script.
+ */
+static void test_demo_site(void **state)
+{
+	static const char *const junk[] = {
+		"Subscribe to our newsletter", "chocolate cake", "football",
+		"Caribbean", "We use cookies", "Recent Posts", "Skip to content",
+		"Proudly powered", "dataLayer", "Comments are closed",
+		"Notes on servers, databases and code", "Posted on", NULL,
+	};
+	const char *origin = "http://demo.test";
+	struct lb_error err;
+	char *labels = NULL, *line, *save = NULL;
+	int pages = 0, with_date = 0, with_body = 0, i;
+
+	(void)state;
+	lb_error_init(&err);
+	if (lb_file_read("examples/site/labels.tsv", 1 << 20, &labels, NULL,
+			 &err) < 0)
+		fail_msg("%s", err.msg);
+	for (line = strtok_r(labels, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t'), *html, *h1, *para, url[512];
+		struct lb_doc doc;
+		size_t len;
+
+		if (tab == NULL)
+			continue;
+		*tab = '\0';
+		html = demo_page(line, origin, &len);
+		snprintf(url, sizeof(url), "%s%s", origin, line);
+		lb_doc_init(&doc);
+		assert_int_equal(extract_html(html, len, url, NULL, &doc, &err),
+				 0);
+		h1 = between(html, "<h1", ">", "</h1>");
+		para = between(html, "class=\"entry-content\"", "<p>", "</p>");
+		if (doc.title == NULL || doc.text == NULL || doc.url == NULL ||
+		    strcmp(doc.url, url) != 0 ||
+		    strcmp(doc.url_path, line) != 0 || doc.noindex ||
+		    doc.description == NULL || doc.author.n != 1 ||
+		    doc.language == NULL || doc.src[LB_F_title] != LB_SRC_H1)
+			fail_msg("%s: %s", line, lb_doc_to_json(&doc, 0, 1));
+		if (h1 != NULL && strchr(h1, '&') == NULL)
+			assert_string_equal(doc.title, h1);
+		if (para != NULL && strlen(para) > 60 && !strchr(para, '&')) {
+			para[60] = '\0';
+			if (strstr(doc.text, para) == NULL)
+				fail_msg("%s: text lacks '%s'", line, para);
+		}
+		for (i = 0; junk[i] != NULL; i++)
+			if (strstr(doc.text, junk[i]) != NULL)
+				fail_msg("%s: text has '%s'", line, junk[i]);
+		/* "plain" pages have no Open Graph and no JSON-LD */
+		if (strstr(html, "og:title") != NULL) {
+			assert_non_null(doc.published_time);
+			assert_non_null(doc.image_url);
+			assert_true(strncmp(doc.image_url, origin,
+					    strlen(origin)) == 0);
+			assert_true(doc.category.n >= 1);
+			with_date++;
+		}
+		if (doc.src[LB_F_text] == LB_SRC_BODY)
+			with_body++;
+		free(h1);
+		free(para);
+		free(html);
+		lb_doc_release(&doc);
+		pages++;
+	}
+	free(labels);
+	assert_int_equal(pages, 200);
+	assert_int_equal(with_date, 192);	/* all but the 8 plain pages */
+	assert_int_equal(with_body, 108);	/* no articleBody: 200 - 92 */
+}
+
+/* The demo site's crawl rules that the extractor decides. */
+static void test_demo_rules(void **state)
+{
+	struct lb_doc doc;
+	struct lb_error err;
+	size_t len;
+	char *html;
+
+	(void)state;
+	lb_error_init(&err);
+	lb_doc_init(&doc);
+	html = demo_page("/blog/accessing-the-annotations-dict-of-an-object-"
+			 "in-python-3-9/", "http://demo.test", &len);
+	assert_int_equal(extract_html(html, len, "http://demo.test/x/", NULL,
+				      &doc, &err), 0);
+	assert_true(doc.noindex);
+	free(html);
+	html = demo_page("/blog/sql-dump/", "http://demo.test", &len);
+	assert_int_equal(extract_html(html, len, "http://demo.test/x/", NULL,
+				      &doc, &err), 0);
+	assert_true(doc.noindex);
+	free(html);
+	html = demo_page("/blog/creating-a-database-amp/", "http://demo.test",
+			 &len);
+	assert_int_equal(extract_html(html, len,
+				      "http://demo.test/blog/creating-a-database-amp/",
+				      NULL, &doc, &err), 0);
+	assert_false(doc.noindex);
+	assert_string_equal(doc.url, "http://demo.test/blog/creating-a-database/");
+	free(html);
+	lb_doc_release(&doc);
+}
+
 static void check_date(const char *in, const char *want)
 {
 	int oom = 0;
@@ -393,7 +542,10 @@ static void test_text_writer(void **state)
 
 	s = x_html_unescape("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>",
 			    strlen("A &amp; B &#8217;s &#x1F600; &bogus; <b>x</b>"));
-	assert_string_equal(s, "A & B \xe2\x80\x99s \xf0\x9f\x98\x80 &bogus;  x ");
+	assert_string_equal(s, "A & B \xe2\x80\x99s \xf0\x9f\x98\x80 &bogus; x");
+	free(s);
+	s = x_html_unescape("<p>One</p><p>Two<br/>three</p>", 30);
+	assert_string_equal(s, "\nOne\n\nTwo\nthree\n");
 	free(s);
 
 	assert_int_equal(x_word_count("Hello, world! It's a test-case."), 5);
@@ -548,6 +700,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_demo_site),
+		cmocka_unit_test(test_demo_rules),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_languages),
 		cmocka_unit_test(test_urls),

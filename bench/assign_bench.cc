@@ -1,0 +1,260 @@
+// assign_bench - one synthetic instance, solved by linkbot's assign_links()
+// ("ours") or by LEMON's CostScaling min-cost flow ("lemon") on the same
+// network, in a process of its own so that peak memory is per solver.
+//
+//   assign_bench ours|lemon N M L k [seed]
+//
+// Prints one line: solver, N, M, L, k, seconds, peak RSS of the solve
+// (VmHWM minus the RSS before solving, MiB), objective (model units: score
+// sum with random links at LB_ASSIGN_RANDOM_WEIGHT), min in-degree.
+//
+// Instance: N pages, sources = targets, self excluded. Each page has a
+// popularity drawn from a heavy tail (a few hubs that many pages find
+// similar, many pages that nobody's top-L reaches, like a real site) and
+// picks M distinct candidates by popularity, scores decreasing in
+// [0.15, 0.95] with a popularity boost. Random completion on, one
+// language. LEMON gets the network assign.c solves in hub mode:
+//   s -(cap 1, cost -w)-> t, s -(cap L, cost -R)-> hub -> t,
+//   t -(lower min(k, N-1), upper inf)-> Y, supply L at s, -N*L at Y,
+// with the same integer costs (w * 2^24 rounded).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <lemon/cost_scaling.h>
+#include <lemon/smart_graph.h>
+
+extern "C" {
+#include "linkbot/assign.h"
+#include "linkbot/log.h"
+}
+
+static long rss_kib(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			v = atol(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+/* Reset the high-water mark so that VmHWM measures the solve only. */
+static void reset_hwm(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f != NULL) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static void make_instance(struct lb_candidates *c, size_t n, size_t m,
+			  uint64_t seed)
+{
+	std::mt19937_64 rng(seed);
+	std::vector<double> pop(n), cdf(n);
+	std::uniform_real_distribution<double> u(0.0, 1.0);
+	double sum = 0;
+
+	lb_candidates_init(c, n, m);
+	for (size_t t = 0; t < n; t++) {
+		/* Pareto-like tail: a few hubs, many pages nobody picks */
+		pop[t] = std::pow(u(rng) + 1e-9, -0.9);
+		sum += pop[t];
+		cdf[t] = sum;
+	}
+	std::vector<std::pair<float, uint32_t>> row;
+	for (size_t s = 0; s < n; s++) {
+		row.clear();
+		while (row.size() < m) {
+			double x = u(rng) * sum;
+			uint32_t t = (uint32_t)(std::lower_bound(cdf.begin(),
+						cdf.end(), x) - cdf.begin());
+			bool dup = t == s || t >= n;
+
+			for (auto &e : row)
+				dup = dup || e.second == t;
+			if (dup)
+				continue;
+			float w = (float)(0.15 + 0.6 * u(rng) +
+					  0.2 * std::min(1.0, std::log1p(pop[t]) / 4));
+			row.push_back({ std::min(w, 0.95f), t });
+		}
+		std::sort(row.begin(), row.end(),
+			  [](const std::pair<float, uint32_t> &a,
+			     const std::pair<float, uint32_t> &b) {
+				  return a.first > b.first;
+			  });
+		for (size_t j = 0; j < m; j++) {
+			c->target[s * m + j] = row[j].second;
+			c->score[s * m + j] = row[j].first;
+		}
+	}
+}
+
+static double now(void)
+{
+	return std::chrono::duration<double>(
+		       std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
+static int run_ours(const struct lb_candidates *c, size_t n, size_t l,
+		    size_t k, uint64_t seed)
+{
+	std::vector<long> self(n);
+	struct lb_assign_params p;
+	struct lb_assignment a = { 0, 0, nullptr };
+	struct lb_assign_stats st;
+	struct lb_error err;
+	long before;
+	double t0, t1;
+
+	for (size_t i = 0; i < n; i++)
+		self[i] = (long)i;
+	memset(&p, 0, sizeof(p));
+	p.n_tgt = n;
+	p.links = l;
+	p.min_in = k;
+	p.random_completion = 1;
+	p.seed = seed;
+	p.self = self.data();
+	lb_error_init(&err);
+	before = rss_kib("VmRSS:");
+	reset_hwm();
+	t0 = now();
+	if (assign_links(c, &p, &a, &st, &err) < 0) {
+		fprintf(stderr, "assign_links: %s\n", err.msg);
+		return 1;
+	}
+	t1 = now();
+	printf("ours N=%zu M=%zu L=%zu k=%zu seconds=%.3f peak_mib=%.1f "
+	       "objective=%.6f min_in=%zu median_in=%zu max_in=%zu "
+	       "certified=%d random=%zu lifted=%zu lifted_pages=%zu "
+	       "augmentations=%zu unrealized=%zu\n",
+	       n, c->m, l, k, t1 - t0,
+	       (double)(rss_kib("VmHWM:") - before) / 1024.0,
+	       st.model_objective, st.min_in, st.median_in, st.max_in,
+	       st.certified, st.random_links, st.lifted, st.lifted_pages,
+	       st.augmentations, st.unrealized);
+	lb_assignment_release(&a);
+	return 0;
+}
+
+static int run_lemon(const struct lb_candidates *c, size_t n, size_t l,
+		     size_t k)
+{
+	typedef lemon::SmartDigraph G;
+	const double scale = 16777216.0;
+	const long long cost_r = -llround(LB_ASSIGN_RANDOM_WEIGHT * scale);
+	long before = rss_kib("VmRSS:");
+	double t0, t1;
+
+	reset_hwm();
+	t0 = now();
+	G g;
+	g.reserveNode((int)(2 * n + 2));
+	g.reserveArc((int)(n * c->m + 3 * n));
+	std::vector<G::Node> sn(n), tn(n);
+	for (size_t i = 0; i < n; i++)
+		sn[i] = g.addNode();
+	for (size_t i = 0; i < n; i++)
+		tn[i] = g.addNode();
+	G::Node hub = g.addNode(), y = g.addNode();
+	G::ArcMap<long long> cost(g), lower(g), upper(g);
+	G::NodeMap<long long> supply(g, 0);
+	const long long inf = (long long)n * (long long)l;
+	size_t d = std::min(k, n - 1);
+
+	for (size_t s = 0; s < n; s++) {
+		for (size_t j = 0; j < c->m; j++) {
+			uint32_t t = c->target[s * c->m + j];
+			if (t == LB_NO_TARGET || t == s)
+				continue;
+			G::Arc a = g.addArc(sn[s], tn[t]);
+			cost[a] = -llround((double)c->score[s * c->m + j] * scale);
+			lower[a] = 0;
+			upper[a] = 1;
+		}
+		G::Arc a = g.addArc(sn[s], hub);
+		cost[a] = cost_r;
+		lower[a] = 0;
+		upper[a] = (long long)l;
+		supply[sn[s]] = (long long)l;
+	}
+	for (size_t t = 0; t < n; t++) {
+		G::Arc a = g.addArc(hub, tn[t]);
+		cost[a] = 0;
+		lower[a] = 0;
+		upper[a] = inf;
+		a = g.addArc(tn[t], y);
+		cost[a] = 0;
+		lower[a] = (long long)d;
+		upper[a] = inf;
+	}
+	supply[y] = -(long long)(n * l);
+	lemon::CostScaling<G, long long, long long> cs(g);
+	cs.lowerMap(lower).upperMap(upper).costMap(cost).supplyMap(supply);
+	if (cs.run() != lemon::CostScaling<G, long long, long long>::OPTIMAL) {
+		fprintf(stderr, "lemon: not optimal\n");
+		return 1;
+	}
+	t1 = now();
+	long long tot = cs.totalCost<long long>();
+	size_t mn = SIZE_MAX;
+	for (size_t t = 0; t < n; t++) {
+		size_t in = 0;
+		for (G::InArcIt a(g, tn[t]); a != lemon::INVALID; ++a)
+			in += (size_t)cs.flow(a);
+		mn = std::min(mn, in);
+	}
+	printf("lemon N=%zu M=%zu L=%zu k=%zu seconds=%.3f peak_mib=%.1f "
+	       "objective=%.6f min_in=%zu\n", n, c->m, l, k, t1 - t0,
+	       (double)(rss_kib("VmHWM:") - before) / 1024.0,
+	       -(double)tot / scale, mn);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lb_candidates c;
+	size_t n, m, l, k;
+	uint64_t seed;
+	int rc;
+
+	if (argc < 6) {
+		fprintf(stderr, "usage: assign_bench ours|lemon N M L k [seed]\n");
+		return 2;
+	}
+	n = strtoul(argv[2], nullptr, 10);
+	m = strtoul(argv[3], nullptr, 10);
+	l = strtoul(argv[4], nullptr, 10);
+	k = strtoul(argv[5], nullptr, 10);
+	seed = argc > 6 ? strtoull(argv[6], nullptr, 10) : 1;
+	log_init(getenv("ASSIGN_DEBUG") ? 2 : 0);
+	make_instance(&c, n, m, seed);
+	if (std::string(argv[1]) == "ours")
+		rc = run_ours(&c, n, l, k, seed);
+	else if (std::string(argv[1]) == "lemon")
+		rc = run_lemon(&c, n, l, k);
+	else
+		rc = 2;
+	lb_candidates_release(&c);
+	return rc;
+}

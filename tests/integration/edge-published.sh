@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The edge over a store that linkbot itself published: the demo site crawled
+# and published by `linkbot run`, served by `linkbot preview`. For every
+# page, the edge's answer equals `linkbot lookup`'s (the C reading of the
+# same store); variants and states as published; and the side-crawl loop: a
+# page the edge saw unindexed is crawled from unindexed.log and has its own
+# answer after the next run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/nginx.sh
+. tests/lib/edge.sh
+tmp=$(mktemp -d /tmp/lb-edge-pub.XXXXXX)
+trap 'edge_stop; lb_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+port=$(lb_free_port)
+origin="http://127.0.0.1:$port"
+lb_site_copy examples/site/htdocs "$tmp/site" "$origin"
+# a new article that no sitemap lists yet (found only through the edge)
+mkdir -p "$tmp/site/blog/side-crawled-news"
+sed 's#/blog/api-phases/#/blog/side-crawled-news/#g' \
+	"$tmp/site/blog/api-phases/index.html" >"$tmp/site/blog/side-crawled-news/index.html"
+lb_origin_start "$tmp/site" "$port" "$PWD/examples/site/nginx-site.conf" || exit 1
+
+cat >"$tmp/linkbot.yaml" <<YAML
+store: $tmp/public
+state: $tmp/state
+crawl:
+  pages_per_minute: 240
+  allow_private: true
+clients:
+  - id: demo
+    sources:
+      - sitemap_index: $origin/sitemap_index.xml
+    sets:
+      blog: ["127.0.0.1:$port/blog/{slug}/"]
+    endpoints:
+      - id: b2b
+        source: blog
+        links: 8
+      - id: ent
+        variant: enterprise
+        source: blog
+        links: 5
+      - id: later
+        source: blog
+        state: pending
+YAML
+"$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
+	>"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; echo "FAIL: linkbot run"; exit 1; }
+
+edge_start "$tmp/public" || exit 1
+U=$EDGE_URL
+
+# every published page, in three URL forms: the edge answers the stored
+# object (by the C page ID), and for a sample exactly what lookup reads
+python3 - "$tmp/state/demo/b2b/links.tsv" >"$tmp/pages.txt" <<'PY'
+import sys
+seen = []
+for line in open(sys.argv[1]):
+    if line.startswith("#"): continue
+    s = line.split("\t")[0]
+    if s not in seen: seen.append(s)
+print("\n".join(seen))
+PY
+xargs "$LINKBOT" page-id -- <"$tmp/pages.txt" >"$tmp/ids.txt" || fail "page-id"
+python3 - "$U" "$tmp/pages.txt" "$tmp/ids.txt" "$tmp/public/demo/b2b/pages" <<'PY' || fail "edge answers differ from the store"
+import gzip, json, sys, urllib.parse, urllib.request
+base, pages, ids, store = sys.argv[1:]
+pages = open(pages).read().split()
+ids = open(ids).read().split()
+assert len(pages) == len(ids) >= 200, (len(pages), len(ids))
+for page, pid in zip(pages, ids):
+    stored = gzip.decompress(open(f"{store}/{pid}.json", "rb").read())
+    host_path = page.split("://", 1)[1]
+    for form in (page, host_path, "/" + host_path.split("/", 1)[1]):
+        for enc in (urllib.parse.quote(form, safe=""), urllib.parse.quote(form, safe="/:")):
+            req = urllib.request.Request(f"{base}/demo/b2b/related-links?url={enc}",
+                                         headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(req) as r:
+                assert r.status == 200 and r.headers["Content-Encoding"] == "gzip", (form, r.status)
+                body = gzip.decompress(r.read())
+            assert body == stored, form
+    d = json.loads(stored)
+    assert len(d["related_links"]) == 8 and page not in [l["url"] for l in d["related_links"]], page
+print(f"ok: {len(pages)} pages x 6 URL forms: the stored answer")
+PY
+for page in $(sed -n '1p;77p;200p' "$tmp/pages.txt"); do
+	curl -s --compressed -o "$tmp/edge.json" "$U/demo/b2b/related-links?url=$page"
+	"$LINKBOT" lookup --config "$tmp/linkbot.yaml" -e demo/b2b "$page" >"$tmp/lookup.json" 2>/dev/null
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+		"$tmp/edge.json" "$tmp/lookup.json" || fail "$page: edge and lookup differ"
+done
+echo "ok: edge = lookup"
+
+page=$(head -1 "$tmp/pages.txt")
+code=$(curl -s --compressed -o "$tmp/e.json" -w '%{http_code}' "$U/il/demo/ent/related-links?url=$page")
+[ "$code" = 200 ] && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["related_links"]))' "$tmp/e.json")" = 5 ] ||
+	fail "enterprise: $code $(head -c 200 "$tmp/e.json")"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$U/demo/ent/related-links?url=$page")" = 404 ] || fail "enterprise on the standard route"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$U/demo/later/related-links?url=$page")" = 204 ] || fail "pending"
+echo "ok: variants and states"
+
+# side crawl: the new page gets random links now, its own answer after a run
+new="$origin/blog/side-crawled-news/"
+curl -s --compressed -o "$tmp/n.json" "$U/demo/b2b/related-links?url=$new"
+python3 - "$tmp/n.json" "$new" <<'PY' || fail "unindexed page: $(cat "$tmp/n.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["related_links"]) == 8 and all(l["type"] == "random" for l in d["related_links"]), d
+assert sys.argv[2] not in [l["url"] for l in d["related_links"]]
+PY
+sleep 0.3
+awk '$2 == "demo" {print $4}' "$EDGE_PREFIX/logs/unindexed.log" | sort -u >"$tmp/urls.txt"
+grep -qx "$new" "$tmp/urls.txt" || fail "unindexed.log: $(cat "$EDGE_PREFIX/logs/unindexed.log")"
+"$LINKBOT" crawl --config "$tmp/linkbot.yaml" --urls "$tmp/urls.txt" --no-rate-limit \
+	>"$tmp/side.log" 2>&1 || fail "side crawl: $(tail -3 "$tmp/side.log")"
+"$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 >"$tmp/run2.log" 2>&1 ||
+	fail "second run: $(tail -3 "$tmp/run2.log")"
+curl -s --compressed -o "$tmp/n2.json" "$U/demo/b2b/related-links?url=$new"
+python3 - "$tmp/n2.json" <<'PY' || fail "after the side crawl: $(head -c 300 "$tmp/n2.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(l["type"] == "related" for l in d["related_links"]), d
+PY
+echo "ok: side-crawl loop"
+
+echo "edge-published: $fails failure(s)"
+[ "$fails" -eq 0 ]
