@@ -113,4 +113,15 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 		      const struct lb_candidates *cand, size_t row_begin,
 		      struct lb_error *err);
 
+/*
+ * Reads an export (or shard exports concatenated) back: m candidates per
+ * source of in, in file order, sources and targets found by URL (URLs are
+ * unique within a page list). Rows absent from the text stay padding. So
+ * n jobs each exporting relate_shard_range() rows, concatenated, give the
+ * unsharded candidates exactly. out is the caller's to release.
+ */
+int relate_import_tsv(const char *text, const struct lb_relate_input *in,
+		      size_t m, struct lb_candidates *out,
+		      struct lb_error *err);
+
 #endif

@@ -1,5 +1,7 @@
 /* export.c - candidates as TSV for audit; format in docs/relate.md. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "linkbot/relate.h"
 
@@ -46,4 +48,123 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 	if (ferror(f))
 		return lb_error_errno(err, LB_EIO, "cannot write candidates");
 	return 0;
+}
+
+/* ---- reading an export back ---- */
+
+struct url_ix {
+	const char *url;
+	uint32_t ix;
+};
+
+static int url_cmp(const void *a, const void *b)
+{
+	const struct url_ix *x = a, *y = b;
+	int c = strcmp(x->url, y->url);
+
+	return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
+}
+
+static struct url_ix *url_index(const struct lb_doc *const *d, size_t n)
+{
+	struct url_ix *u = malloc((n + 1) * sizeof(*u));
+	size_t i;
+
+	if (u == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		u[i].url = doc_url(d[i]);
+		u[i].ix = (uint32_t)i;
+	}
+	qsort(u, n, sizeof(*u), url_cmp);
+	return u;
+}
+
+/* First index of url, or -1. */
+static long url_find(const struct url_ix *u, size_t n, const char *url)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(u[mid].url, url) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(u[lo].url, url) == 0 ? (long)u[lo].ix : -1;
+}
+
+int relate_import_tsv(const char *text, const struct lb_relate_input *in,
+		      size_t m, struct lb_candidates *out,
+		      struct lb_error *err)
+{
+	struct url_ix *su = NULL, *tu = NULL;
+	uint32_t *fill = NULL;
+	const char *p = text;
+	size_t lineno = 0;
+	int rc = -1;
+
+	if (lb_candidates_init(out, in->n_src, m) == -1)
+		return lb_error_set(err, LB_ENOMEM, "candidates");
+	su = url_index(in->src, in->n_src);
+	tu = url_index(in->tgt, in->n_tgt);
+	fill = calloc(in->n_src + 1, sizeof(*fill));
+	if (su == NULL || tu == NULL || fill == NULL) {
+		lb_error_set(err, LB_ENOMEM, "candidates");
+		goto out;
+	}
+	while (*p) {
+		const char *end = strchr(p, '\n'), *t1, *t2;
+		char *s = NULL, *ep;
+		long si, ti;
+		float score;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		lineno++;
+		if (len == 0 || *p == '#')
+			goto next;
+		s = strndup(p, len);
+		if (s == NULL) {
+			lb_error_set(err, LB_ENOMEM, "candidates");
+			goto out;
+		}
+		t1 = strchr(s, '\t');
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (t2 == NULL) {
+			lb_error_set(err, LB_EPARSE,
+				     "candidates line %zu: not 3 columns",
+				     lineno);
+			free(s);
+			goto out;
+		}
+		s[t1 - s] = s[t2 - s] = '\0';
+		si = url_find(su, in->n_src, s);
+		ti = url_find(tu, in->n_tgt, t1 + 1);
+		score = strtof(t2 + 1, &ep);
+		if (si < 0 || ti < 0 || *ep != '\0') {
+			lb_error_set(err, LB_EPARSE,
+				     "candidates line %zu: unknown page or "
+				     "bad score", lineno);
+			free(s);
+			goto out;
+		}
+		if (fill[si] < m) {
+			out->target[(size_t)si * m + fill[si]] = (uint32_t)ti;
+			out->score[(size_t)si * m + fill[si]] = score;
+			fill[si]++;
+		}
+		free(s);
+next:
+		p += len + (end != NULL);
+	}
+	rc = 0;
+out:
+	if (rc == -1)
+		lb_candidates_release(out);
+	free(su);
+	free(tu);
+	free(fill);
+	return rc;
 }

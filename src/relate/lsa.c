@@ -16,15 +16,19 @@
  *   5. G = B B^T (l x l, double) = U_B S^2 U_B^T by dsyevd.
  *   6. page vectors = Q U_B[:, top k] S_k, centred (the mean page is
  *      subtracted: what every page shares says nothing about which pages
- *      are related), rows made unit length.
- * X stays sparse: products with it cost nnz * l. QR and the small
- * eigenproblem go to LAPACKE, the dense products to OpenBLAS.
+ *      are related; pages without terms stay zero, a page equal to the
+ *      mean keeps its direction), rows made unit length.
+ * X stays sparse (kept with its transpose, so that X^T Q is row-wise too):
+ * products with it cost nnz * l and are split by rows over the threads.
+ * QR and the small eigenproblem go to LAPACKE, dense products to OpenBLAS.
  *
  * Columns of X no page uses are dropped first, so memory is
  * O(N l + V_used l); the result is deterministic for a given seed.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -64,43 +68,71 @@ void rows_normalize(float *v, size_t n, size_t d)
 	}
 }
 
-/* Y (n x l) = X Om (Om: V x l), with column map. */
-static void spmm(const struct csr *x, const uint32_t *map, const float *om,
-		 size_t l, float *y)
+/* Y (rows x l) = A B for sparse A (column ids < rows of B), dense B. */
+struct spmm_job {
+	const size_t *ptr;
+	const uint32_t *col;
+	const float *val;
+	const float *b;
+	float *y;
+	size_t l, r0, r1;
+};
+
+static void *spmm_rows(void *arg)
 {
-	size_t i, p, j;
+	const struct spmm_job *j = arg;
+	size_t i, p, k;
 
-	memset(y, 0, x->n_rows * l * sizeof(*y));
-	for (i = 0; i < x->n_rows; i++) {
-		float *yi = y + i * l;
+	for (i = j->r0; i < j->r1; i++) {
+		float *yi = j->y + i * j->l;
 
-		for (p = x->ptr[i]; p < x->ptr[i + 1]; p++) {
-			const float *o = om + (size_t)map[x->col[p]] * l;
-			float v = x->val[p];
+		memset(yi, 0, j->l * sizeof(*yi));
+		for (p = j->ptr[i]; p < j->ptr[i + 1]; p++) {
+			const float *o = j->b + (size_t)j->col[p] * j->l;
+			float v = j->val[p];
 
-			for (j = 0; j < l; j++)
-				yi[j] += v * o[j];
+			for (k = 0; k < j->l; k++)
+				yi[k] += v * o[k];
 		}
 	}
+	return NULL;
 }
 
-/* Z (V x l) = X^T Q (Q: n x l). */
-static void spmtm(const struct csr *x, const uint32_t *map, size_t v_used,
-		  const float *q, size_t l, float *z)
+/*
+ * Rows split into nt contiguous ranges of about equal entries, one thread
+ * each; every output row is computed by one thread in one order, so the
+ * result does not depend on nt.
+ */
+static void spmm(size_t rows, const size_t *ptr, const uint32_t *col,
+		 const float *val, const float *b, size_t l, float *y,
+		 int nt)
 {
-	size_t i, p, j;
+	struct spmm_job job[8];
+	pthread_t tid[8];
+	int started[8] = { 0 }, t;
+	size_t r = 0;
 
-	memset(z, 0, v_used * l * sizeof(*z));
-	for (i = 0; i < x->n_rows; i++) {
-		const float *qi = q + i * l;
+	if (nt < 1)
+		nt = 1;
+	if (nt > 8)
+		nt = 8;
+	for (t = 0; t < nt; t++) {
+		size_t goal = ptr[rows] / (size_t)nt * (size_t)(t + 1);
 
-		for (p = x->ptr[i]; p < x->ptr[i + 1]; p++) {
-			float *zc = z + (size_t)map[x->col[p]] * l;
-			float v = x->val[p];
-
-			for (j = 0; j < l; j++)
-				zc[j] += v * qi[j];
-		}
+		job[t] = (struct spmm_job){ ptr, col, val, b, y, l, r, r };
+		while (job[t].r1 < rows && (t == nt - 1 || ptr[job[t].r1] < goal))
+			job[t].r1++;
+		r = job[t].r1;
+	}
+	for (t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, spmm_rows,
+					    &job[t]) == 0;
+	spmm_rows(&job[0]);
+	for (t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			spmm_rows(&job[t]);
 	}
 }
 
@@ -117,13 +149,15 @@ static int orth(float *a, size_t rows, size_t l, float *tau)
 }
 
 int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
-		float **out, struct lb_error *err)
+		int threads, float **out, struct lb_error *err)
 {
-	size_t n = x->n_rows, k = *kp, l, v = 0, i, j, it;
-	uint32_t *map = NULL;
+	size_t n = x->n_rows, k = *kp, l, v = 0, i, j, it, nnz;
+	uint32_t *map = NULL, *xcol = NULL, *tcol = NULL;
+	size_t *tptr = NULL;
+	float *tval = NULL;
 	float *om = NULL, *y = NULL, *z = NULL, *tau = NULL, *g = NULL;
 	float *ub = NULL, *res = NULL;
-	double *gd = NULL, *ev = NULL;
+	double *gd = NULL, *ev = NULL, *mu = NULL;
 	uint64_t st = seed ? seed : 0x6c696e6b626f74ULL;	/* "linkbot" */
 	int rc = -1;
 
@@ -173,18 +207,41 @@ int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
 		if (i + 1 < v * l)
 			om[i + 1] = (float)(r * sin(t));
 	}
-	spmm(x, map, om, l, y);
+	/* X with used columns only, and its transpose (rows = terms) */
+	nnz = x->ptr[n];
+	xcol = malloc((nnz + 1) * sizeof(*xcol));
+	tptr = calloc(v + 2, sizeof(*tptr));
+	tcol = malloc((nnz + 1) * sizeof(*tcol));
+	tval = malloc((nnz + 1) * sizeof(*tval));
+	if (!xcol || !tptr || !tcol || !tval)
+		goto nomem;
+	for (i = 0; i < nnz; i++) {
+		xcol[i] = map[x->col[i]];
+		tptr[xcol[i] + 2]++;
+	}
+	for (i = 0; i < v; i++)
+		tptr[i + 2] += tptr[i + 1];
+	for (i = 0; i < n; i++)
+		for (j = x->ptr[i]; j < x->ptr[i + 1]; j++) {
+			size_t at = tptr[xcol[j] + 1]++;
+
+			tcol[at] = (uint32_t)i;
+			tval[at] = x->val[j];
+		}
+	/* now tptr[t] .. tptr[t + 1] is term t's row */
+
+	spmm(n, x->ptr, xcol, x->val, om, l, y, threads);
 	if (orth(y, n, l, tau) == -1)
 		goto lapack;
 	for (it = 0; it < 2; it++) {
-		spmtm(x, map, v, y, l, z);
+		spmm(v, tptr, tcol, tval, y, l, z, threads);
 		if (orth(z, v, l, tau) == -1)
 			goto lapack;
-		spmm(x, map, z, l, y);
+		spmm(n, x->ptr, xcol, x->val, z, l, y, threads);
 		if (orth(y, n, l, tau) == -1)
 			goto lapack;
 	}
-	spmtm(x, map, v, y, l, z);	/* Bt = X^T Q */
+	spmm(v, tptr, tcol, tval, y, l, z, threads);	/* Bt = X^T Q */
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)l, (int)l,
 		    (int)v, 1.0f, z, (int)l, z, (int)l, 0.0f, g, (int)l);
 	for (i = 0; i < l * l; i++)
@@ -203,14 +260,37 @@ int lsa_project(const struct csr *x, size_t *kp, uint64_t seed,
 		    (int)l, 1.0f, y, (int)l, ub, (int)k, 0.0f, res, (int)k);
 	/* centre: the mean page is what every page shares; without it the
 	 * cosines measure what sets pages apart */
-	for (j = 0; j < k; j++) {
-		double mu = 0;
+	/* (over pages with terms only: a page without any stays zero, so it
+	 * relates to nothing rather than to the opposite of the mean) */
+	for (j = 0, it = 0; it < n; it++)
+		j += x->ptr[it + 1] > x->ptr[it];
+	if (j > 0 && (mu = calloc(k, sizeof(*mu))) == NULL)
+		goto nomem;
+	if (j > 0) {
+		size_t used = j;
 
 		for (i = 0; i < n; i++)
-			mu += res[i * k + j];
-		mu /= (double)n;
-		for (i = 0; i < n; i++)
-			res[i * k + j] -= (float)mu;
+			for (j = 0; j < k; j++)
+				mu[j] += res[i * k + j];
+		for (j = 0; j < k; j++)
+			mu[j] /= (double)used;
+		for (i = 0; i < n; i++) {
+			double before = 0, after = 0, t;
+
+			if (x->ptr[i + 1] == x->ptr[i])
+				continue;
+			for (j = 0; j < k; j++) {
+				t = res[i * k + j];
+				before += t * t;
+				after += (t - mu[j]) * (t - mu[j]);
+			}
+			/* a page that is the mean page (every page alike)
+			 * keeps its direction instead of vanishing */
+			if (after < 1e-6 * before)
+				continue;
+			for (j = 0; j < k; j++)
+				res[i * k + j] -= (float)mu[j];
+		}
 	}
 	rows_normalize(res, n, k);
 	*kp = k;
@@ -225,6 +305,10 @@ nomem:
 	lb_error_set(err, LB_ENOMEM, "LSA projection of %zu pages", n);
 out:
 	free(map);
+	free(xcol);
+	free(tptr);
+	free(tcol);
+	free(tval);
 	free(om);
 	free(y);
 	free(z);
@@ -232,6 +316,7 @@ out:
 	free(g);
 	free(gd);
 	free(ev);
+	free(mu);
 	free(ub);
 	free(res);
 	return rc;

@@ -13,6 +13,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linkbot/log.h"
 
 #include "linkbot/relate.h"
 #include "relate_int.h"
@@ -20,6 +24,14 @@
 #define DIM_MAX 256
 #define SMOOTH_K 10
 #define SMOOTH_MAX 50000	/* pages; automatic smoothing up to this */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* Language group key: primary subtag, lower case; "" when unknown. */
 static void lang_group(const char *lang, char key[16])
@@ -186,7 +198,11 @@ int relate_candidates(const struct lb_relate_input *in,
 	uint32_t *done = NULL;
 	struct csr x = { 0 };
 	int same = in->n_src == in->n_tgt, rc = -1;
+	double tm[4];
+	int nthreads = opts->threads > 0 ? opts->threads :
+		       (int)sysconf(_SC_NPROCESSORS_ONLN);
 
+	tm[0] = now_s();
 	memset(out, 0, sizeof(*out));
 	if (rb == 0 && re == 0)
 		re = in->n_src;
@@ -262,14 +278,22 @@ int relate_candidates(const struct lb_relate_input *in,
 		d = opts->dim ? opts->dim : auto_dim(n_docs);
 		if (text_vectors(docs, n_docs, 0, &x, err) == -1)
 			goto out;
-		if (lsa_project(&x, &d, opts->seed, &vec, err) == -1)
+		tm[1] = now_s();
+		log_debug("relate: %zu pages, %zu terms, %zu entries in %.2f s",
+			  n_docs, x.n_cols, x.ptr[n_docs], tm[1] - tm[0]);
+		if (lsa_project(&x, &d, opts->seed, nthreads, &vec, err) == -1)
 			goto out;
 		csr_release(&x);
+		tm[2] = now_s();
+		log_debug("relate: LSA to %zu dimensions in %.2f s", d,
+			  tm[2] - tm[1]);
 		if ((opts->smooth > 0 ||
 		     (opts->smooth == 0 && n_docs <= SMOOTH_MAX)) &&
 		    smooth(vec, n_docs, d, opts->threads, err) == -1)
 			goto out;
+		log_debug("relate: smoothing in %.2f s", now_s() - tm[2]);
 	}
+	tm[3] = now_s();
 	if (d == 0)
 		d = 1;	/* no terms at all: zero vectors, scores 0 */
 
@@ -371,6 +395,8 @@ int relate_candidates(const struct lb_relate_input *in,
 		}
 		lb_candidates_release(&part);
 	}
+	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
+		  now_s() - tm[3]);
 	rc = 0;
 	goto out;
 nomem:

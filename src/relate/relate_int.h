@@ -44,9 +44,10 @@ int stopword_is(const char *lang, const char *word, size_t len);
 
 /*
  * Dense unit rows (n_rows x k, row-major) from x by randomized truncated
- * SVD: rows of U_k S_k^p. *k is in: wanted, out: kept. Caller frees *out.
+ * SVD: rows of U_k S_k, centred. *k is in: wanted, out: kept. threads as
+ * in lb_relate_opts. Caller frees *out.
  */
-int lsa_project(const struct csr *x, size_t *k, uint64_t seed,
+int lsa_project(const struct csr *x, size_t *k, uint64_t seed, int threads,
 		float **out, struct lb_error *err);
 
 /*

@@ -455,8 +455,9 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 		if (b.failed)
 			goto nomem;
 		/* merge duplicates of this doc */
-		qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
-		      sizeof(*b.e), entry_cmp);
+		if (b.n > b.doc_start[i])
+			qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
+			      sizeof(*b.e), entry_cmp);
 		for (k = w = b.doc_start[i]; k < b.n; k++) {
 			len[i] += b.e[k].w;
 			if (w > b.doc_start[i] && b.e[w - 1].id == b.e[k].id) {
