@@ -52,6 +52,7 @@ struct lb_endpoint {
 	int links;			/* links per page, L */
 	int min_incoming;		/* k */
 	int max_incoming;		/* 0 = no cap */
+	double stability_bonus;		/* weight of keeping last run's links */
 	int random_completion;		/* fill with random links */
 	int multi_language;		/* pair only pages of one language */
 	int query_keep_all;		/* query_params: ["*"] */

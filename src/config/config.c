@@ -204,6 +204,29 @@ static int get_long(struct ctx *c, yaml_node_t *map, const char *key,
 	return 0;
 }
 
+static int get_double(struct ctx *c, yaml_node_t *map, const char *key,
+		      double min, double max, double *out)
+{
+	yaml_node_t *v = get(c, map, key);
+	const char *s = scalar(v);
+	char *end;
+	double x;
+
+	if (v == NULL)
+		return 0;
+	if (s == NULL)
+		return cfg_error(c, v, "'%s' must be a number", key);
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0')
+		return cfg_error(c, v, "'%s' must be a number, not '%s'", key, s);
+	if (x < min || x > max)
+		return cfg_error(c, v, "'%s' must be between %g and %g, not %g",
+				 key, min, max, x);
+	*out = x;
+	return 0;
+}
+
 static int get_int(struct ctx *c, yaml_node_t *map, const char *key,
 		   long min, long max, int *out)
 {
@@ -335,7 +358,7 @@ static const char *const source_keys[] = { "sitemap_index", "sitemap",
 static const char *const endpoint_keys[] = {
 	"id", "variant", "source", "target", "links", "min_incoming",
 	"max_incoming", "random_completion", "multi_language", "query_params",
-	"extra_fields", "state", NULL
+	"extra_fields", "state", "stability_bonus", NULL
 };
 static const char *const project_keys[] = { "uuid", "client",
 					    "api_key_sha256", "modules", NULL };
@@ -412,6 +435,7 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	ep->links = 8;
 	ep->min_incoming = -1;
 	ep->random_completion = -1;
+	ep->stability_bonus = 0.01;
 	if (get_str(c, n, "id", 1, &ep->id) < 0)
 		goto out;
 	if (!config_valid_id(ep->id)) {
@@ -462,6 +486,9 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	    get_strlist(c, n, "query_params", &ep->query_params) < 0 ||
 	    get_strlist(c, n, "extra_fields", &ep->extra_fields) < 0 ||
 	    get_str(c, n, "state", 0, &s) < 0)
+		goto out;
+	if (get_double(c, n, "stability_bonus", 0.0, 1.0,
+		       &ep->stability_bonus) < 0)
 		goto out;
 	if (ep->min_incoming < 0)
 		ep->min_incoming = ep->links;
