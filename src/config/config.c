@@ -343,8 +343,10 @@ static int valid_http_url(const char *s)
 }
 
 static const char *const top_keys[] = { "store", "s3", "state",
-					"state_sync", "crawl", "clients",
-					"projects", NULL };
+					"state_sync", "crawl", "relate",
+					"clients", "projects", NULL };
+static const char *const relate_keys[] = { "method", "embeddings", NULL };
+static const char *const embed_keys[] = { "url", "model", "cache", NULL };
 static const char *const s3_keys[] = { "endpoint", "region", "path_style",
 				       NULL };
 static const char *const crawl_keys[] = {
@@ -798,6 +800,33 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 			    &cfg->crawl.max_redirects) < 0)
 			return -1;
 	}
+	if ((n = get(c, root, "relate")) != NULL) {
+		yaml_node_t *e;
+		const char *m;
+		if (check_keys(c, n, "relate", relate_keys) < 0 ||
+		    get_str(c, n, "method", 0, &cfg->relate.method) < 0)
+			return -1;
+		m = cfg->relate.method;
+		if (m != NULL && strcmp(m, "lsa") && strcmp(m, "tfidf") &&
+		    strcmp(m, "embeddings"))
+			return cfg_error(c, get(c, n, "method"),
+					 "relate method '%s' must be lsa, tfidf "
+					 "or embeddings", m);
+		if ((e = get(c, n, "embeddings")) != NULL &&
+		    (check_keys(c, e, "relate.embeddings", embed_keys) < 0 ||
+		     get_str(c, e, "url", 1, &cfg->relate.embed_url) < 0 ||
+		     get_str(c, e, "model", 1, &cfg->relate.embed_model) < 0 ||
+		     get_str(c, e, "cache", 0, &cfg->relate.embed_cache) < 0))
+			return -1;
+		if (cfg->relate.embed_url != NULL &&
+		    !valid_http_url(cfg->relate.embed_url))
+			return cfg_error(c, e, "embeddings url must start with "
+					 "http:// or https://");
+		if (m != NULL && strcmp(m, "embeddings") == 0 &&
+		    cfg->relate.embed_url == NULL)
+			return cfg_error(c, n, "method embeddings needs "
+					 "'embeddings: {url: ..., model: ...}'");
+	}
 	if (get_seq(c, root, "clients", &items, &count) < 0)
 		return -1;
 	cfg->clients = calloc(count ? count : 1, sizeof(*cfg->clients));
@@ -960,6 +989,10 @@ void config_free(struct lb_config *cfg)
 	free(cfg->s3.endpoint);
 	free(cfg->s3.region);
 	free(cfg->crawl.bot_info_url);
+	free(cfg->relate.method);
+	free(cfg->relate.embed_url);
+	free(cfg->relate.embed_model);
+	free(cfg->relate.embed_cache);
 	free(cfg);
 }
 

@@ -87,6 +87,39 @@ static int url_clean(const char *u)
 	return 1;
 }
 
+/*
+ * The relate settings of the config: the method, and for embeddings the
+ * server, the model, the key ($LINKBOT_EMBEDDINGS_API_KEY, never in the
+ * config) and the cache (default <state>/embeddings.cache; *cache owned).
+ */
+static int relate_method(const struct lb_config *cfg,
+			 struct lb_relate_opts *ropts,
+			 struct lb_relate_embed *embed, char **cache,
+			 struct lb_error *err)
+{
+	const char *m = cfg->relate.method;
+
+	memset(embed, 0, sizeof(*embed));
+	if (m == NULL || strcmp(m, "lsa") == 0)
+		return 0;
+	if (strcmp(m, "tfidf") == 0) {
+		ropts->method = LB_RELATE_TFIDF;
+		return 0;
+	}
+	ropts->method = LB_RELATE_EMBED;
+	ropts->embed = embed;
+	embed->url = cfg->relate.embed_url;
+	embed->model = cfg->relate.embed_model;
+	embed->api_key = getenv("LINKBOT_EMBEDDINGS_API_KEY");
+	*cache = cfg->relate.embed_cache ?
+			 strdup(cfg->relate.embed_cache) :
+			 lb_path_join(cfg->state_dir, "embeddings.cache");
+	if (*cache == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	embed->cache_path = *cache;
+	return 0;
+}
+
 /* Position of page index pi in a page list (indexes ascend), or -1. */
 static long list_find(const struct page_list *l, size_t pi)
 {
@@ -231,6 +264,7 @@ int link_job_endpoint(struct link_job *job, const struct lb_config *cfg,
 		      const struct lb_client *cl, const struct lb_endpoint *ep)
 {
 	memset(job, 0, sizeof(*job));
+	job->cfg = cfg;
 	job->client_id = cl->id;
 	job->id = ep->id;
 	job->source.set = ep->source->name;
@@ -256,6 +290,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assign_stats st;
 	struct lb_relate_input in;
 	struct lb_relate_opts ropts;
+	struct lb_relate_embed embed;
+	char *embed_cache = NULL;
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
@@ -291,6 +327,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	log_stage("relate");
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.m = CANDIDATES_PER_SOURCE;
+	if (relate_method(job->cfg, &ropts, &embed, &embed_cache, err) < 0)
+		goto out;
 	in.src = src.docs;
 	in.n_src = src.n;
 	in.tgt = tgt.docs;
@@ -402,6 +440,7 @@ out:
 	log_stage("build");
 	lb_buf_release(&out);
 	free((void *)ap.prev);
+	free(embed_cache);
 	lb_assignment_release(&asg);
 	lb_candidates_release(&cand);
 	free(self);

@@ -127,6 +127,20 @@ rm -rf "$tmp/state2"
 "$LINKBOT" run --config "$tmp/sync.yaml" --no-rate-limit 2>"$tmp/sync.log"
 grep -q "already crawled today" "$tmp/sync.log" || { cat "$tmp/sync.log"; fail "state_sync did not pull the corpus"; }
 
+# Relatedness from an OpenAI-compatible embeddings server: the key comes
+# from the environment, the vectors are cached, a rebuild embeds nothing.
+python3 tests/lib/embed-server.py --port-file "$tmp/embed.port" --key k3y --max-seconds 120 &
+for _ in $(seq 50); do [ -s "$tmp/embed.port" ] && break; sleep 0.1; done
+eport=$(cat "$tmp/embed.port")
+sed "s#^crawl:#relate:\n  method: embeddings\n  embeddings: {url: 'http://127.0.0.1:$eport/v1', model: bow}\ncrawl:#" \
+	"$tmp/linkbot.yaml" >"$tmp/embed.yaml"
+LINKBOT_EMBEDDINGS_API_KEY=k3y "$LINKBOT" build --config "$tmp/embed.yaml" -e demo/b2b 2>"$tmp/embed.log" || { cat "$tmp/embed.log"; fail "embeddings build"; }
+[ -s "$tmp/state/embeddings.cache" ] || fail "no embeddings cache"
+before=$(curl -s "http://127.0.0.1:$eport/stats")
+LINKBOT_EMBEDDINGS_API_KEY=k3y "$LINKBOT" build --config "$tmp/embed.yaml" -e demo/b2b 2>/dev/null
+after=$(curl -s "http://127.0.0.1:$eport/stats")
+[ "$before" = "$after" ] || fail "unchanged pages were embedded again ($before / $after)"
+
 # A typo in the config: exit 3, the message names file and line, nothing touched.
 sed 's/endpoints:/endpionts:/' "$tmp/linkbot.yaml" >"$tmp/bad.yaml"
 set +e
