@@ -86,7 +86,7 @@ struct lb_assign_params {
 	/*
 	 * Random completion is modelled exactly (one arc per allowed pair)
 	 * while the pairs number at most dense_limit, through one hub node
-	 * per language group above it (0 = default, 1 << 20).
+	 * per language group above it (0 = default, 1 << 16).
 	 */
 	size_t dense_limit;
 };

@@ -1,6 +1,7 @@
 /*
  * assign.c - stage 4: L links per source, every target >= k in, maximal
- * total relatedness. See assign.h for the contract.
+ * total relatedness. See assign.h for the contract, docs/assign.md for
+ * the user's view.
  *
  * DESIGN NOTES
  *
@@ -15,10 +16,9 @@
  *   supply L_s at each source s, demand sum(L_s) at the sink Y.
  *
  * The lower bound is moved into the node balances: t demands d_t and the
- * arc t->Y carries f_tY = in_t - d_t in [0, c_t - d_t]. We never store
- * f_tY: it is clamp(in_t - d_t), so a target is in deficit when
- * in_t < d_t and in excess when in_t > c_t, and Y's excess is
- * sum(deficit) - sum(excess).
+ * arc t->Y carries f_tY in [0, c_t - d_t] (fy[]). A target's balance is
+ * in_t - d_t - f_tY (< 0 deficit, > 0 excess); Y's excess is
+ * sum(deficit) - sum(excess) over the targets, so it is never stored.
  *
  * Random arcs. For small instances (pairs <= dense_limit) every allowed
  * (source, target) pair without a candidate becomes an explicit arc of
@@ -34,39 +34,59 @@
  * thousands of targets it always succeeds; failures are counted
  * (stats->unrealized) and clear stats->certified.
  *
- * Algorithm: successive shortest paths (SSP) from an optimal pseudo-flow.
- *   Phase 0 (greedy): every source takes its top-L_s arcs. This is the
- *     optimum without the lower bounds, and potentials p that prove it
- *     exist in closed form: p(t) = p(Y) = 0, p(s) between the weight of
- *     its best unused and its worst used arc, p(h) tight against the
- *     sources. Invariant from here on: every residual arc (u, v) has
- *     reduced cost rc = cost + p(u) - p(v) >= 0 (reduced-cost optimality
- *     of the current pseudo-flow for the current imbalances).
- *   Phase 1 (caps): a target over its cap c_t is an excess node; a forward
- *     Dijkstra from it to Y (which then lacks flow) moves one link away.
- *   Phase 2 (levels): for j = 1..k the lower bound is d_t = min(j, reach_t)
- *     where reach_t counts the sources that may link t at all. Each unit of
- *     deficit is removed by a backward Dijkstra (on reduced costs) from the
- *     deficit target to the nearest excess node (Y): the path is a chain of
- *     link moves "source s drops t_i and takes t_{i+1}". Dijkstra stops at
- *     the first excess node; settled nodes get p(v) += E - e(v), which
- *     keeps every rc >= 0 and makes the path tight (classic SSP with
- *     early termination, no O(n) potential update). Raising d_t only
- *     removes residual arcs, so the invariant survives a level change.
- *     A deficit that reaches no excess node proves level j infeasible
- *     (cut argument): the level's snapshot is restored and k_used = j - 1,
- *     the best uniform k that holds ("as close as possible").
- *   Certificate: at the end every residual arc is checked for rc >= 0 and
- *     every balance for zero; that is LP duality's proof of optimality for
- *     the integer costs, O(arcs). stats->certified reports it.
+ * Invariant (reduced-cost optimality): potentials p with every residual
+ * arc (u, v) at rc = cost + p(u) - p(v) >= 0; only the node balances are
+ * off. Every step below keeps it; the solve ends when all balances are 0.
+ *
+ * Phase 0, a 0-optimal start in closed form (init_flow): given bonuses
+ *   p(t) >= 0 (p(Y) = 0), every source takes its L_s best arcs by
+ *   weight + bonus (a random link is worth R + p(hub), p(hub) = the
+ *   group's top bonus, and goes to a target at that bonus); p(s) lies
+ *   between its best arc left out and its worst arc taken; f_tY is the
+ *   surplus where p(t) = 0 and 0 elsewhere (surplus stays at t as excess,
+ *   so Y -> t has no residual capacity and p(t) > p(Y) is allowed). With
+ *   all bonuses 0 this is plain top-L, recorded for the figures.
+ * Phase 1, warm start (price_rounds): parallel reverse-auction rounds on
+ *   the bonuses; a target short of d_t raises its bonus to win the
+ *   sources it lacks (their weakest link is the price to beat), one with
+ *   a bonus and a surplus lowers it; targets the candidates cannot fill
+ *   sit at the hub level B, set so that about as many links fall below
+ *   R + B as random links are unavoidable. Only the start changes: any
+ *   bonus vector is a valid phase 0. The round with least imbalance wins.
+ * Phase 2, cost levels (shifts[]): the problem is solved exactly with
+ *   costs rounded to 2^-20, 2^-16, ... of full scale, the last at full
+ *   scale; each level's bonuses, scaled up, feed phase 0 of the next.
+ *   Coarse costs tie a lot, which lets one phase move many units.
+ * Phase 3, primal-dual phases (pd_phase): one Dijkstra from every excess
+ *   node at once, stopped after a batch of deficit nodes is settled;
+ *   settled nodes get p(v) += d(v) - D, which keeps rc >= 0 and makes
+ *   every shortest path to a settled deficit tight; then a blocking flow
+ *   of unit paths over tight arcs (DFS, current-arc pointers, dead ends
+ *   pruned) moves what it can. If a phase moves nothing, single shortest
+ *   paths (augment) finish. Each path is a chain of link moves "source s
+ *   drops t_i and takes t_{i+1}".
+ * Hubs and Y have every page as a neighbour: a search walks them lazily
+ *   through heaps ordered by potential ("the hubs' and Y's neighbours"),
+ *   and each target keeps its used in-arcs in a list of their own, so
+ *   a popular target does not cost its whole in-degree.
+ * Infeasible k: a deficit that reaches no excess node proves the bound
+ *   infeasible (cut argument). Then d_t = min(j, reach_t) is raised level
+ *   by level j = 1..k from plain top-L (raising d_t only removes residual
+ *   arcs, so the invariant survives); the snapshot of the last level that
+ *   held is kept: k_used, the best uniform k ("as close as possible").
+ * Certificate (certify): every residual arc has rc >= 0 and every balance
+ *   is 0; LP duality's proof of optimality for the integer costs, O(arcs).
+ *   stats->certified reports it.
  *
  * Costs are integers: round((score + bonus) * 2^24), so the optimum is
  * exact for scores rounded to 2^-24 (floats in [-1, 1] carry 24 bits).
  *
- * Complexity: building O(n M), greedy O(n M), each augmentation a Dijkstra
- * that stops early, typically touching a small neighbourhood of the
- * deficit target; worst case O(D (m + n) log n) for total deficit D.
- * Memory: about 17 bytes per arc plus ~60 bytes per node.
+ * Complexity: building and phase 0 O(n M) (phase 0 once per round and
+ * level); each primal-dual phase a Dijkstra over the part of the graph
+ * nearest to the excess, O(m' log n). The number of phases is the weak
+ * point: on the benchmark's tight instances (L = k) hundreds per level
+ * (see bench/RESULTS.md); a cost-scaling push-relabel would bound it.
+ * Memory: about 38 bytes per arc plus ~100 bytes per node.
  *
  * Stability: links of the previous run get stability_bonus added to their
  * weight (a tie-breaker when small), and random links of the previous run
@@ -83,7 +103,7 @@
 
 #define SCALE 16777216.0	/* 2^24 */
 #define CAP_INF 0x3fffffffu
-#define DENSE_LIMIT_DEFAULT ((size_t)1 << 20)
+#define DENSE_LIMIT_DEFAULT ((size_t)1 << 16)
 #define NONE UINT32_MAX
 #define PRICE_ROUNDS 20
 
@@ -329,7 +349,7 @@ static struct heap_item heap_pop(struct solver *S)
 }
 
 /* Relax node u to distance du, reached through (link, via). */
-static int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
+static inline int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
 		 uint32_t via)
 {
 	if (S->done[u] == S->epoch)
