@@ -90,4 +90,5 @@ fuzz: $(DEPS)
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) \
+         $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/unit/%.d)

@@ -6,7 +6,8 @@
 #   rclone copy --transfers 32 --no-traverse
 #   aws s3 sync (Debian's awscli 2, default 10 requests in flight), on a
 #     subset of AWS_N files (default N/10: it is slow), rate compared
-# and the unchanged re-run, which must make zero PUTs.
+# and the unchanged re-run, which must make zero PUTs. Each uploader gets a
+# fresh s3rver (an empty bucket): s3rver slows down as its bucket fills.
 #   BENCH_PUBLISH_N=100000 BENCH_PUBLISH_AWS_N=10000 bench/publish.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,8 @@ count_keys() { # prefix
 	python3 tests/lib/check-store.py --s3 "$S3RVER_URL" --bucket bench --prefix "$1" --folder demo/blog --count-only |
 		sed -n 's/.*"pages": \([0-9]*\).*/\1/p'
 }
-echo "publish benchmark: $N objects to s3rver at $S3RVER_URL ($(nproc) cores, shared)"
+fresh() { s3rver_stop; s3rver_start bench; trap cleanup EXIT; }
+echo "publish benchmark: $N objects to s3rver ($(nproc) cores, shared)"
 
 # The same files for every tool: the answers rendered into a directory.
 "$driver" --store "$WORK/files" --count "$N" >/dev/null
@@ -34,6 +36,7 @@ FILES="$WORK/files/demo/blog/pages"
 [ "$(find "$FILES" -name '*.json' | wc -l)" -eq "$N" ]
 
 echo "-- linkbot (32 in flight)"
+fresh
 out=$("$driver" --store s3://bench/linkbot --s3-endpoint "$S3RVER_URL" --count "$N"); echo "$out"
 [ "$(field uploaded <<<"$out")" = "$N" ]
 ours_s=$(field commit_seconds <<<"$out")
@@ -44,6 +47,7 @@ rerun_s=$(field commit_seconds <<<"$out")
 [ "$rerun_puts" = 0 ]
 
 echo "-- curl --parallel --parallel-max 32 --aws-sigv4"
+fresh
 {
 	for f in "$FILES"/*.json; do
 		printf 'url = "%s/bench/curl/demo/blog/pages/%s"\nupload-file = "%s"\n' \
@@ -64,6 +68,7 @@ echo "curl: $curl_s s"
 rclone_rate="-" rclone_s="-"
 if command -v rclone >/dev/null; then
 	echo "-- rclone copy --transfers 32 --no-traverse"
+	fresh
 	export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=Other \
 		RCLONE_CONFIG_BENCH_ENDPOINT="$S3RVER_URL" \
 		RCLONE_CONFIG_BENCH_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" \
@@ -85,6 +90,7 @@ aws_rate="-" aws_s="-"
 AWS=/usr/bin/aws	# Debian's awscli 2 (a pip aws-cli may shadow it on PATH)
 if [ -x "$AWS" ] && [ "$AWS_N" -gt 0 ]; then
 	echo "-- aws s3 sync ($AWS_N of the files)"
+	fresh
 	mkdir -p "$WORK/aws"
 	# awk, not head: head closing the pipe early fails it under pipefail.
 	find "$FILES" -name '*.json' | sort | awk -v n="$AWS_N" 'NR <= n' |

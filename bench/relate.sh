@@ -21,10 +21,10 @@ out="$BUILD/bench"
 mkdir -p "$out"
 
 ci/install-deps --bench >/dev/null
-make -s BUILD="$BUILD" "$BUILD/linkbot" >/dev/null
+make -s BUILD="$BUILD" "$BUILD/liblinkbot.a" >/dev/null
 
 PKGS="libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
-objs=$(ls "$BUILD"/src/*/*.o)
+objs="$BUILD/liblinkbot.a"
 # shellcheck disable=SC2046,SC2086
 cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 	-o "$out/relate_quality" bench/relate_quality.c $objs \

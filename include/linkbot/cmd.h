@@ -39,4 +39,12 @@ const char *cmd_config_path(const char *opt);
  */
 int cmd_load_config(const char *opt, struct lb_config **cfg);
 
+/*
+ * Like cmd_load_config() when a config is given (opt or $LINKBOT_CONFIG) or
+ * required; else the defaults (no clients), for commands that can run
+ * without one (inspect, lookup --store).
+ */
+int cmd_load_config_or_defaults(const char *opt, int required,
+				struct lb_config **cfg);
+
 #endif

@@ -52,6 +52,7 @@ struct lb_endpoint {
 	int links;			/* links per page, L */
 	int min_incoming;		/* k */
 	int max_incoming;		/* 0 = no cap */
+	double stability_bonus;		/* weight of keeping last run's links */
 	int random_completion;		/* fill with random links */
 	int multi_language;		/* pair only pages of one language */
 	int query_keep_all;		/* query_params: ["*"] */
@@ -105,12 +106,22 @@ struct lb_s3_settings {
 	int path_style;
 };
 
+/* How relatedness is measured (docs/relate.md). */
+struct lb_relate_settings {
+	char *method;		/* "lsa" (default), "tfidf" or "embeddings" */
+	char *embed_url;	/* OpenAI-compatible base URL, e.g. http://host/v1 */
+	char *embed_model;
+	char *embed_cache;	/* content-hash cache file; default state/embeddings.cache */
+};
+
 struct lb_config {
 	char *path;		/* the file it was loaded from */
 	char *store;		/* a directory, or s3://bucket/prefix */
 	struct lb_s3_settings s3;
 	char *state_dir;
+	int state_sync;		/* keep the corpus in the store between runs */
 	struct lb_crawl_settings crawl;
+	struct lb_relate_settings relate;
 	struct lb_client *clients;
 	size_t n_clients;
 	struct lb_project *projects;

@@ -108,6 +108,18 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 		     int64_t *cutoff, struct lb_error *err);
 int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err);
 
+/*
+ * The corpus between CI runs, in the store under _state/<client>/
+ * corpus.sqlite (src/crawl/corpus_sync.c). corpus_pull() before
+ * corpus_open(): downloads it unless a local corpus exists (nothing stored
+ * yet is fine). corpus_push() after corpus_free(): uploads the file.
+ */
+struct lb_store;
+int corpus_pull(struct lb_store *st, const char *state_dir,
+		const char *client_id, struct lb_error *err);
+int corpus_push(struct lb_store *st, const char *state_dir,
+		const char *client_id, struct lb_error *err);
+
 /* Visits each live page once per canonical URL, in canonical URL order. */
 typedef int (*corpus_visit_fn)(const struct lb_doc *doc, const char *sets,
 			       void *arg);

@@ -12,7 +12,8 @@
  *   use doc (doc.src[] says where each field came from)
  *   lb_doc_release(&doc);
  *
- * No global state: calls may run concurrently on different docs.
+ * extract/ keeps no global state (cJSON's parser only records its last
+ * error position in a global, which extract/ never reads).
  */
 #ifndef LINKBOT_EXTRACT_H
 #define LINKBOT_EXTRACT_H

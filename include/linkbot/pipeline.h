@@ -30,6 +30,9 @@ struct lb_run_opts {
 	const char *store;	/* overrides cfg->store */
 	const char *urls_file;	/* crawl: side crawl of these URLs */
 	const char *export_dir;	/* build: write candidates.tsv there */
+	unsigned shard_i, shard_n;	/* build --shard i/n: candidates of one
+					   block of source rows, no assignment */
+	unsigned from_shards;	/* build --shards n: assign from n shard files */
 	int force;		/* crawl even if done today */
 	int dry_run;		/* publish: only say what would change */
 	int progress;		/* progress bars on a TTY */

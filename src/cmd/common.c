@@ -29,3 +29,21 @@ int cmd_load_config(const char *opt, struct lb_config **cfg)
 	}
 	return LB_EXIT_OK;
 }
+
+int cmd_load_config_or_defaults(const char *opt, int required,
+				struct lb_config **cfg)
+{
+	static const char defaults[] = "clients: []\n";
+	const char *env = getenv("LINKBOT_CONFIG");
+	struct lb_error err;
+
+	if (required || opt != NULL || (env != NULL && *env != '\0'))
+		return cmd_load_config(opt, cfg);
+	lb_error_init(&err);
+	if (config_parse("<defaults>", defaults, sizeof(defaults) - 1, cfg,
+			 &err) < 0) {
+		fprintf(stderr, "linkbot: %s\n", err.msg);
+		return LB_EXIT_ENV;
+	}
+	return LB_EXIT_OK;
+}

@@ -100,14 +100,8 @@ int cmd_inspect(int argc, char **argv)
 	}
 	lb_error_init(&err);
 	lb_doc_init(&doc);
-	if (config != NULL) {
-		if ((rc = cmd_load_config(config, &cfg)) != LB_EXIT_OK)
-			return rc;
-	} else if (config_parse("<defaults>", "clients: []\n", 12, &cfg,
-				&err) < 0) {
-		fprintf(stderr, "linkbot inspect: %s\n", err.msg);
-		return LB_EXIT_ENV;
-	}
+	if ((rc = cmd_load_config_or_defaults(config, 0, &cfg)) != LB_EXIT_OK)
+		return rc;
 	if (allow_private)
 		cfg->crawl.allow_private = 1;
 	rc = LB_EXIT_FAIL;

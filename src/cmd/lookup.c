@@ -174,14 +174,9 @@ int cmd_lookup(int argc, char **argv)
 		return LB_EXIT_USAGE;
 	}
 	lb_error_init(&err);
-	if (config != NULL || location == NULL) {
-		if ((rc = cmd_load_config(config, &cfg)) != LB_EXIT_OK)
-			return rc;
-	} else if (config_parse("<defaults>", "clients: []\n", 12, &cfg,
-				&err) < 0) {
-		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
-		return LB_EXIT_ENV;
-	}
+	if ((rc = cmd_load_config_or_defaults(config, location == NULL,
+					      &cfg)) != LB_EXIT_OK)
+		return rc;
 	rc = LB_EXIT_ENV;
 	if (store_open(cfg, location ? location : cfg->store, &st, &err) < 0) {
 		fprintf(stderr, "linkbot lookup: %s\n", err.msg);

@@ -42,6 +42,9 @@ static void usage(FILE *f, const struct job *job)
 		"      --force           crawl again even if done today\n"
 		"      --urls FILE       crawl: only these URLs (side crawl), one a line\n"
 		"      --export DIR      build: also write DIR/<client>/<endpoint>/candidates.tsv\n"
+		"      --shard I/N       build: only the candidates of shard I of N (0-based)\n"
+		"                        into state/<client>/<endpoint>/candidates.I-of-N.tsv\n"
+		"      --shards N        build: assign from the N shard files (the merge step)\n"
 		"      --dry-run         publish: print what would change, change nothing\n"
 		"      --seed N          seed of random completion (default: the UTC day)\n"
 		"      --now UNIXTIME    pretend the time is this (tests)\n"
@@ -63,6 +66,8 @@ static int run_job(const struct job *job, int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "urls", required_argument, NULL, 'U' },
 		{ "export", required_argument, NULL, 'X' },
+		{ "shard", required_argument, NULL, 'H' },
+		{ "shards", required_argument, NULL, 'M' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "now", required_argument, NULL, 'N' },
@@ -89,6 +94,22 @@ static int run_job(const struct job *job, int argc, char **argv)
 		case 'F': ro.force = 1; break;
 		case 'U': ro.urls_file = optarg; break;
 		case 'X': ro.export_dir = optarg; break;
+		case 'H':
+			if (sscanf(optarg, "%u/%u", &ro.shard_i, &ro.shard_n) != 2 ||
+			    ro.shard_n == 0 || ro.shard_i >= ro.shard_n) {
+				fprintf(stderr, "linkbot %s: --shard wants I/N with "
+					"0 <= I < N, not '%s'\n", job->name, optarg);
+				return LB_EXIT_USAGE;
+			}
+			break;
+		case 'M':
+			if (sscanf(optarg, "%u", &ro.from_shards) != 1 ||
+			    ro.from_shards == 0) {
+				fprintf(stderr, "linkbot %s: --shards wants a count, "
+					"not '%s'\n", job->name, optarg);
+				return LB_EXIT_USAGE;
+			}
+			break;
 		case 'n': ro.dry_run = 1; break;
 		case 'S':
 			ro.have_seed = 1;

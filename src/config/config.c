@@ -204,6 +204,29 @@ static int get_long(struct ctx *c, yaml_node_t *map, const char *key,
 	return 0;
 }
 
+static int get_double(struct ctx *c, yaml_node_t *map, const char *key,
+		      double min, double max, double *out)
+{
+	yaml_node_t *v = get(c, map, key);
+	const char *s = scalar(v);
+	char *end;
+	double x;
+
+	if (v == NULL)
+		return 0;
+	if (s == NULL)
+		return cfg_error(c, v, "'%s' must be a number", key);
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0')
+		return cfg_error(c, v, "'%s' must be a number, not '%s'", key, s);
+	if (x < min || x > max)
+		return cfg_error(c, v, "'%s' must be between %g and %g, not %g",
+				 key, min, max, x);
+	*out = x;
+	return 0;
+}
+
 static int get_int(struct ctx *c, yaml_node_t *map, const char *key,
 		   long min, long max, int *out)
 {
@@ -319,8 +342,11 @@ static int valid_http_url(const char *s)
 	       strncasecmp(s, "https://", 8) == 0;
 }
 
-static const char *const top_keys[] = { "store", "s3", "state", "crawl",
+static const char *const top_keys[] = { "store", "s3", "state",
+					"state_sync", "crawl", "relate",
 					"clients", "projects", NULL };
+static const char *const relate_keys[] = { "method", "embeddings", NULL };
+static const char *const embed_keys[] = { "url", "model", "cache", NULL };
 static const char *const s3_keys[] = { "endpoint", "region", "path_style",
 				       NULL };
 static const char *const crawl_keys[] = {
@@ -335,7 +361,7 @@ static const char *const source_keys[] = { "sitemap_index", "sitemap",
 static const char *const endpoint_keys[] = {
 	"id", "variant", "source", "target", "links", "min_incoming",
 	"max_incoming", "random_completion", "multi_language", "query_params",
-	"extra_fields", "state", NULL
+	"extra_fields", "state", "stability_bonus", NULL
 };
 static const char *const project_keys[] = { "uuid", "client",
 					    "api_key_sha256", "modules", NULL };
@@ -412,6 +438,7 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	ep->links = 8;
 	ep->min_incoming = -1;
 	ep->random_completion = -1;
+	ep->stability_bonus = 0.01;
 	if (get_str(c, n, "id", 1, &ep->id) < 0)
 		goto out;
 	if (!config_valid_id(ep->id)) {
@@ -462,6 +489,9 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	    get_strlist(c, n, "query_params", &ep->query_params) < 0 ||
 	    get_strlist(c, n, "extra_fields", &ep->extra_fields) < 0 ||
 	    get_str(c, n, "state", 0, &s) < 0)
+		goto out;
+	if (get_double(c, n, "stability_bonus", 0.0, 1.0,
+		       &ep->stability_bonus) < 0)
 		goto out;
 	if (ep->min_incoming < 0)
 		ep->min_incoming = ep->links;
@@ -739,7 +769,8 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 	if (check_keys(c, root, "the top level", top_keys) < 0)
 		return -1;
 	if (get_str(c, root, "store", 0, &cfg->store) < 0 ||
-	    get_str(c, root, "state", 0, &cfg->state_dir) < 0)
+	    get_str(c, root, "state", 0, &cfg->state_dir) < 0 ||
+	    get_bool(c, root, "state_sync", &cfg->state_sync) < 0)
 		return -1;
 	if ((n = get(c, root, "s3")) != NULL) {
 		if (check_keys(c, n, "s3", s3_keys) < 0 ||
@@ -768,6 +799,33 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 		    get_int(c, n, "max_redirects", 0, 20,
 			    &cfg->crawl.max_redirects) < 0)
 			return -1;
+	}
+	if ((n = get(c, root, "relate")) != NULL) {
+		yaml_node_t *e;
+		const char *m;
+		if (check_keys(c, n, "relate", relate_keys) < 0 ||
+		    get_str(c, n, "method", 0, &cfg->relate.method) < 0)
+			return -1;
+		m = cfg->relate.method;
+		if (m != NULL && strcmp(m, "lsa") && strcmp(m, "tfidf") &&
+		    strcmp(m, "embeddings"))
+			return cfg_error(c, get(c, n, "method"),
+					 "relate method '%s' must be lsa, tfidf "
+					 "or embeddings", m);
+		if ((e = get(c, n, "embeddings")) != NULL &&
+		    (check_keys(c, e, "relate.embeddings", embed_keys) < 0 ||
+		     get_str(c, e, "url", 1, &cfg->relate.embed_url) < 0 ||
+		     get_str(c, e, "model", 1, &cfg->relate.embed_model) < 0 ||
+		     get_str(c, e, "cache", 0, &cfg->relate.embed_cache) < 0))
+			return -1;
+		if (cfg->relate.embed_url != NULL &&
+		    !valid_http_url(cfg->relate.embed_url))
+			return cfg_error(c, e, "embeddings url must start with "
+					 "http:// or https://");
+		if (m != NULL && strcmp(m, "embeddings") == 0 &&
+		    cfg->relate.embed_url == NULL)
+			return cfg_error(c, n, "method embeddings needs "
+					 "'embeddings: {url: ..., model: ...}'");
 	}
 	if (get_seq(c, root, "clients", &items, &count) < 0)
 		return -1;
@@ -931,6 +989,10 @@ void config_free(struct lb_config *cfg)
 	free(cfg->s3.endpoint);
 	free(cfg->s3.region);
 	free(cfg->crawl.bot_info_url);
+	free(cfg->relate.method);
+	free(cfg->relate.embed_url);
+	free(cfg->relate.embed_model);
+	free(cfg->relate.embed_cache);
 	free(cfg);
 }
 

@@ -10,6 +10,45 @@
 
 #define URL_MAX 4096
 
+static int hexv(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * RFC 3986 6.2.2 in place on path and query: escapes of unreserved
+ * characters decoded, the others' hex in upper case, so that one resource
+ * has one spelling ("caf%c3%a9" = "caf%C3%A9", "%7Euser" = "~user").
+ */
+static void pct_normalize(char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *o = s;
+
+	for (; *s != '\0'; s++) {
+		int a, b;
+		if (*s == '%' && (a = hexv((unsigned char)s[1])) >= 0 &&
+		    (b = hexv((unsigned char)s[2])) >= 0) {
+			int v = a * 16 + b;
+			if (isalnum(v) || v == '-' || v == '.' || v == '_' ||
+			    v == '~') {
+				*o++ = (char)v;
+			} else {
+				*o++ = '%';
+				*o++ = hex[a];
+				*o++ = hex[b];
+			}
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
 int url_normalize(const char *url, const char *base, char **out)
 {
 	CURLU *h = NULL;
@@ -83,6 +122,10 @@ int url_normalize(const char *url, const char *base, char **out)
 	    (path ? strlen(path) : 0) + (query ? strlen(query) : 0) + 16;
 	if ((res = malloc(n)) == NULL)
 		goto out;
+	if (path != NULL)
+		pct_normalize(path);
+	if (query != NULL)
+		pct_normalize(query);
 	snprintf(res, n, "%s://%s%s%s%s%s%s", scheme, host, port ? ":" : "",
 		 port ? port : "", path && *path ? path : "/",
 		 query && *query ? "?" : "", query && *query ? query : "");

@@ -67,6 +67,15 @@ function pageHeaders() {
     });
 }
 
+/* 204: the endpoint exists, its data is not computed yet. */
+function pending() {
+    return {
+        status: 204,
+        headers: headers({ 'Cache-Control': 'no-store' }),
+        body: null
+    };
+}
+
 function preflight() {
     return {
         status: 204,
@@ -189,6 +198,8 @@ function decideProject(req, r, store) {
             return { response: error(404, 'no such project') };
         if (!isObject(proj))
             throw new Error('project.json is not an object');
+        if (proj.state === 'disabled')
+            return { response: error(404, 'no such project') };
         var hashes = Array.isArray(proj.key_sha256) ? proj.key_sha256 : [];
         var mine = store.sha256hex(token);
         var ok = 0;
@@ -203,6 +214,8 @@ function decideProject(req, r, store) {
         var n = pageid.normalize(u.url, queryRule(proj));
         if (n.error)
             return { response: error(400, 'invalid url: ' + n.error) };
+        if (proj.state === 'pending')
+            return { response: pending() };
         var id = pageid.idOfKey(n.key, store.sha256hex);
         return {
             page: base + 'pages/' + id + '.json',
@@ -233,11 +246,7 @@ function decideEndpoint(req, r, store) {
         if (n.error)
             return { response: error(400, 'invalid url: ' + n.error) };
         if (ep.state === 'pending')
-            return { response: {
-                status: 204,
-                headers: headers({ 'Cache-Control': 'no-store' }),
-                body: null
-            } };
+            return { response: pending() };
         var id = pageid.idOfKey(n.key, store.sha256hex);
         var links = typeof ep.links === 'number' && ep.links >= 0 ?
             Math.floor(ep.links) : 8;

@@ -107,7 +107,8 @@ function page(r) {
         var ep = JSON.parse(require('fs').readFileSync(
             r.variables.lb_root + base + 'endpoint.json'));
         if (ep.state !== 'active' ||
-            (ep.variant || 'standard') !== (m[1] ? 'enterprise' : 'standard') ||
+            (ep.variant === undefined ? 'standard' : ep.variant) !==
+                (m[1] ? 'enterprise' : 'standard') ||
             (k.query && Array.isArray(ep.query_params) &&
              ep.query_params.length > 0))
             return EDGE;

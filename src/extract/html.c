@@ -199,6 +199,13 @@ static const struct word boiler_words[] = {
 	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
 	{ NULL, 0 },
 };
+/* Whole class or id tokens of documentation generators' navigation
+ * (DocBook's navheader/navfooter, the Apache manual's language bars). */
+static const struct word boiler_tokens[] = {
+	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
+	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
+	{ NULL, 0 },
+};
 static const struct word veto_words[] = {
 	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
 	W("container"), W("layout"),
@@ -257,6 +264,8 @@ static int names_boiler(const char *list)
 			p = e;
 			continue;
 		}
+		if (word_in(p, (size_t)(e - p), boiler_tokens))
+			return 1;
 		boiler = veto = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
@@ -473,6 +482,7 @@ struct scan {
 	GumboNode *body, *main, *article;
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
+	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
@@ -576,6 +586,10 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 		x_offer_item(x, LB_F_category, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (is_one_of(key, og_date_keys)) {
 		x_offer(x, LB_F_published_time, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:site_name") == 0 ||
+		   strcasecmp(key, "application-name") == 0) {
+		if (sc->site_name == NULL)
+			sc->site_name = c;
 	} else if (strcasecmp(key, "og:locale") == 0) {
 		x_offer(x, LB_F_language, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (strcasecmp(key, "og:locality") == 0) {
@@ -673,6 +687,22 @@ static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
 		x_offer_item(x, f, LB_SRC_BODY, s, (size_t)-1);
 	free(s);
 	return x->failed ? -1 : 0;
+}
+
+/* Is the heading text the site's name (og:site_name, application-name)? */
+static int is_site_name(const struct scan *sc, const char *h)
+{
+	char *name;
+	int oom = 0, same;
+
+	if (sc->site_name == NULL)
+		return 0;
+	if ((name = x_clean(sc->site_name, strlen(sc->site_name), X_MAX_FIELD,
+			    &oom)) == NULL)
+		return 0;
+	same = strcasecmp(name, h) == 0;
+	free(name);
+	return same;
 }
 
 /* One element of the metadata walk; returns 1 to descend into it. */
@@ -790,11 +820,16 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		} else {
 			if (h1_text(sc, n, &s) < 0)
 				return -1;
-			if (s != NULL) {
+			if (s != NULL && is_site_name(sc, s)) {
+				/* the site's name (a logo heading), not the
+				 * page's title: only if nothing better comes */
+				if (sc->h1_boiler == NULL)
+					sc->h1_boiler = n;
+			} else if (s != NULL) {
 				sc->have_h1 = 1;
 				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
-				free(s);
 			}
+			free(s);
 		}
 	}
 	/* Microdata text; "text" of a comment in a comments section is not
@@ -972,10 +1007,12 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		place = b.data;
 		x_offer(x, LB_F_location, LB_SRC_OPENGRAPH, place, (size_t)-1);
 	}
+	/* An <h1> in the page header or naming the site is the title only
+	 * when no source has one: it ranks last. */
 	if (!sc.have_h1 && sc.h1_boiler != NULL) {
 		if (h1_text(&sc, sc.h1_boiler, &s) < 0)
 			goto out;
-		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
 		free(s);
 	}
 	/* articleBody, else text */

@@ -14,6 +14,7 @@
  * up from its own settings).
  */
 struct link_job {
+	const struct lb_config *cfg;
 	const char *client_id;		/* logs, seeds and candidate export */
 	const char *id;
 	struct page_filter source, target;

@@ -257,7 +257,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		return lb_error_set(err, LB_EUSAGE,
 				    "no client or endpoint '%s' in '%s'",
 				    opts->endpoint, cfg->path);
-	if ((which & LB_STAGE_PUBLISH) &&
+	if (((which & LB_STAGE_PUBLISH) || cfg->state_sync) &&
 	    store_open(cfg, opts->store ? opts->store : cfg->store, &store,
 		       err) < 0)
 		return -1;
@@ -272,6 +272,11 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		r.opts = opts;
 		r.store = store;
 		r.stats = stats;
+		/* state_sync: the corpus comes from the store (a CI runner
+		 * starts empty) and goes back after the crawl. */
+		if (cfg->state_sync &&
+		    corpus_pull(store, cfg->state_dir, r.cl->id, err) < 0)
+			goto out;
 		if (corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
 			goto out;
 		for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
@@ -288,6 +293,9 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		if (r.pages_loaded)
 			pages_release(&r.pages);
 		corpus_free(r.corpus);
+		if (cfg->state_sync && (which & LB_STAGE_CRAWL) &&
+		    corpus_push(store, cfg->state_dir, r.cl->id, err) < 0)
+			goto out;
 	}
 	rc = 0;
 out:

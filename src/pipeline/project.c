@@ -34,6 +34,7 @@ static int module_job(struct link_job *job, struct lb_endpoint *mep,
 
 	memset(job, 0, sizeof(*job));
 	memset(mep, 0, sizeof(*mep));
+	job->cfg = cfg;
 	mep->id = mod->id;
 	mep->variant = LB_VARIANT_STANDARD;
 	mep->links = mod->links;

@@ -237,7 +237,7 @@ int relate_candidates(const struct lb_relate_input *in,
 		/* the baseline works on the sparse vectors directly */
 		const char **g = NULL;
 
-		if (text_vectors(docs, n_docs, 1, &x, err) == -1)
+		if (text_vectors(docs, n_docs, 1, nthreads, &x, err) == -1)
 			goto out;
 		if (lb_candidates_init(out, re - rb, m) == -1)
 			goto nomem;
@@ -276,7 +276,7 @@ int relate_candidates(const struct lb_relate_input *in,
 			goto out;
 	} else {
 		d = opts->dim ? opts->dim : auto_dim(n_docs);
-		if (text_vectors(docs, n_docs, 0, &x, err) == -1)
+		if (text_vectors(docs, n_docs, 0, nthreads, &x, err) == -1)
 			goto out;
 		tm[1] = now_s();
 		log_debug("relate: %zu pages, %zu terms, %zu entries in %.2f s",

@@ -26,10 +26,11 @@ void csr_release(struct csr *x);
  * Weighted term vectors of docs, one unit-length row per doc (a doc
  * without terms gives an empty row). plain = 1: the baseline, tokens of
  * title and text, raw tf * log(N / df), no stemming, stop words or field
- * weights. plain = 0: the full weighting of docs/relate.md.
+ * weights. plain = 0: the full weighting of docs/relate.md. Tokens are
+ * read on up to `threads` threads; the result does not depend on it.
  */
 int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
-		 struct csr *out, struct lb_error *err);
+		 int threads, struct csr *out, struct lb_error *err);
 
 /*
  * Splits s into normalised tokens (NFKC, case folded, stop words out,

@@ -26,10 +26,16 @@
  * Plain mode (the baseline of the benchmarks): title and text, raw tf
  * times ln(N / df), no stop words, no stemming, no field weights.
  *
+ * Threads: docs are read in contiguous ranges, one per thread (a thread
+ * per 64 docs at most), each with its own vocabulary and stemmers
+ * (libstemmer is not thread-safe); the vocabularies are then merged in doc
+ * order, so every term gets the id one thread would have given it.
+ *
  * Memory: the vocabulary (one hash table) and the CSR matrix, O(tokens).
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -417,15 +423,147 @@ static int entry_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* One thread's share of pass 1: docs [i0, i1), local ids. */
+struct part {
+	const struct lb_doc *const *docs;
+	size_t i0, i1;
+	int plain;
+	double *len;		/* shared, indexed by doc */
+	struct builder b;	/* doc_start relative to i0 */
+	pthread_t tid;
+	int started;
+};
+
+static void *tokenize_range(void *arg)
+{
+	struct part *p = arg;
+	struct builder *b = &p->b;
+	struct stemmers sm = { .n = 0 };
+	size_t i, r;
+
+	b->doc_start = malloc((p->i1 - p->i0 + 1) * sizeof(*b->doc_start));
+	if (b->doc_start == NULL) {
+		b->failed = 1;
+		return NULL;
+	}
+	for (i = p->i0; i < p->i1 && !b->failed; i++) {
+		const struct lb_doc *d = p->docs[i];
+		struct tok_ctx t = { .lang = d->language, .stop = !p->plain,
+				     .fn = add_token, .arg = b };
+		size_t k, w;
+
+		r = i - p->i0;
+		t.stem = p->plain ? NULL : stemmer_get(&sm, d->language);
+		b->doc_start[r] = b->n;
+		b->field_w = p->plain ? 1.0f : 3.0f;
+		tokenize(d->title, &t);
+		if (!p->plain) {
+			b->field_w = 2.0f;
+			tokenize(d->description, &t);
+			tokenize(d->url_path, &t);
+		}
+		b->field_w = 1.0f;
+		tokenize(d->text, &t);
+		if (b->failed)
+			break;
+		/* merge duplicates of this doc (weights are small sums of
+		 * 1, 2, 3: exact in float whatever the order) */
+		if (b->n > b->doc_start[r])
+			qsort(b->e + b->doc_start[r], b->n - b->doc_start[r],
+			      sizeof(*b->e), entry_cmp);
+		for (k = w = b->doc_start[r]; k < b->n; k++) {
+			p->len[i] += b->e[k].w;
+			if (w > b->doc_start[r] && b->e[w - 1].id == b->e[k].id) {
+				b->e[w - 1].w += b->e[k].w;
+				continue;
+			}
+			b->e[w++] = b->e[k];
+			b->voc.df[b->e[k].id]++;
+		}
+		b->n = w;
+	}
+	b->doc_start[p->i1 - p->i0] = b->n;
+	stemmers_release(&sm);
+	return NULL;
+}
+
+/*
+ * The parts' local vocabularies into one, in doc order: a term's global id
+ * is its first occurrence over all docs, exactly as one thread would have
+ * numbered it, so the result does not depend on the number of threads.
+ */
+static int merge_parts(struct builder *b, struct part *part, int nt)
+{
+	size_t total = 0, at = 0, i, k;
+	int t;
+
+	for (t = 0; t < nt; t++)
+		total += part[t].b.n;
+	b->e = malloc((total + 1) * sizeof(*b->e));
+	if (b->e == NULL)
+		return -1;
+	b->cap = total + 1;
+	for (t = 0; t < nt; t++) {
+		struct builder *pb = &part[t].b;
+		const char **str = calloc(pb->voc.n + 1, sizeof(*str));
+		uint32_t *slen = calloc(pb->voc.n + 1, sizeof(*slen));
+		uint32_t *map = calloc(pb->voc.n + 1, sizeof(*map));
+
+		if (str == NULL || slen == NULL || map == NULL) {
+			free(str);
+			free(slen);
+			free(map);
+			return -1;
+		}
+		for (i = 0; i < pb->voc.cap; i++)
+			if (pb->voc.slot[i].s) {
+				str[pb->voc.slot[i].id] = pb->voc.slot[i].s;
+				slen[pb->voc.slot[i].id] = pb->voc.slot[i].len;
+			}
+		for (i = 0; i < pb->voc.n; i++) {
+			long id = vocab_id(&b->voc, str[i], slen[i]);
+
+			if (id < 0) {
+				free(str);
+				free(slen);
+				free(map);
+				return -1;
+			}
+			map[i] = (uint32_t)id;
+			b->voc.df[id] += pb->voc.df[i];
+		}
+		for (i = part[t].i0; i < part[t].i1; i++) {
+			size_t r = i - part[t].i0;
+
+			b->doc_start[i] = at;
+			for (k = pb->doc_start[r]; k < pb->doc_start[r + 1];
+			     k++) {
+				b->e[at].id = map[pb->e[k].id];
+				b->e[at].w = pb->e[k].w;
+				at++;
+			}
+			if (at > b->doc_start[i])
+				qsort(b->e + b->doc_start[i],
+				      at - b->doc_start[i], sizeof(*b->e),
+				      entry_cmp);
+		}
+		free(str);
+		free(slen);
+		free(map);
+	}
+	b->n = at;
+	return 0;
+}
+
 int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
-		 struct csr *out, struct lb_error *err)
+		 int nt, struct csr *out, struct lb_error *err)
 {
 	struct builder b;
-	struct stemmers sm = { .n = 0 };
 	double avglen = 0, *len = NULL;
 	unsigned char *keep = NULL;
+	struct part *part = NULL;
 	size_t i, j, nnz = 0;
-	int rc = -1;
+	int rc = -1, t;
 
 	memset(&b, 0, sizeof(b));
 	memset(out, 0, sizeof(*out));
@@ -434,42 +572,47 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 	if (b.doc_start == NULL || len == NULL)
 		goto nomem;
 
-	/* pass 1: tokens of every doc, term ids, weighted counts, df */
-	for (i = 0; i < n; i++) {
-		const struct lb_doc *d = docs[i];
-		struct tok_ctx t = { .lang = d->language, .stop = !plain,
-				     .fn = add_token, .arg = &b };
-		size_t k, w;
-
-		t.stem = plain ? NULL : stemmer_get(&sm, d->language);
-		b.doc_start[i] = b.n;
-		b.field_w = plain ? 1.0f : 3.0f;
-		tokenize(d->title, &t);
-		if (!plain) {
-			b.field_w = 2.0f;
-			tokenize(d->description, &t);
-			tokenize(d->url_path, &t);
-		}
-		b.field_w = 1.0f;
-		tokenize(d->text, &t);
-		if (b.failed)
-			goto nomem;
-		/* merge duplicates of this doc */
-		if (b.n > b.doc_start[i])
-			qsort(b.e + b.doc_start[i], b.n - b.doc_start[i],
-			      sizeof(*b.e), entry_cmp);
-		for (k = w = b.doc_start[i]; k < b.n; k++) {
-			len[i] += b.e[k].w;
-			if (w > b.doc_start[i] && b.e[w - 1].id == b.e[k].id) {
-				b.e[w - 1].w += b.e[k].w;
-				continue;
-			}
-			b.e[w++] = b.e[k];
-			b.voc.df[b.e[k].id]++;
-		}
-		b.n = w;
-		avglen += len[i];
+	/* pass 1: tokens of every doc, term ids, weighted counts, df; in
+	 * contiguous ranges of docs on the threads, then merged in order */
+	if (nt < 1)
+		nt = 1;
+	if ((size_t)nt > n / 64 + 1)
+		nt = (int)(n / 64 + 1);	/* small sites: one thread */
+	if (nt > 8)
+		nt = 8;
+	part = calloc((size_t)nt, sizeof(*part));
+	if (part == NULL)
+		goto nomem;
+	for (t = 0; t < nt; t++) {
+		part[t].docs = docs;
+		part[t].i0 = n * (size_t)t / (size_t)nt;
+		part[t].i1 = n * (size_t)(t + 1) / (size_t)nt;
+		part[t].plain = plain;
+		part[t].len = len;
 	}
+	for (t = 1; t < nt; t++)
+		part[t].started = pthread_create(&part[t].tid, NULL,
+						 tokenize_range, &part[t]) == 0;
+	tokenize_range(&part[0]);
+	for (t = 1; t < nt; t++) {
+		if (part[t].started)
+			pthread_join(part[t].tid, NULL);
+		else
+			tokenize_range(&part[t]);
+	}
+	for (t = 0; t < nt; t++)
+		if (part[t].b.failed)
+			goto nomem;
+	if (nt == 1) {
+		/* the part is the whole: take it as it is */
+		free(b.doc_start);
+		b = part[0].b;
+		memset(&part[0].b, 0, sizeof(part[0].b));
+	} else if (merge_parts(&b, part, nt) == -1) {
+		goto nomem;
+	}
+	for (i = 0; i < n; i++)
+		avglen += len[i];
 	b.doc_start[n] = b.n;
 	avglen = n ? avglen / (double)n : 1;
 	if (avglen <= 0)
@@ -540,7 +683,13 @@ nomem:
 	lb_error_set(err, LB_ENOMEM, "term vectors of %zu pages", n);
 	csr_release(out);
 out:
-	stemmers_release(&sm);
+	if (part)
+		for (t = 0; t < nt; t++) {
+			vocab_release(&part[t].b.voc);
+			free(part[t].b.e);
+			free(part[t].b.doc_start);
+		}
+	free(part);
 	vocab_release(&b.voc);
 	free(b.e);
 	free(b.doc_start);

@@ -8,9 +8,10 @@
  * j. N x N scores never exist in memory.
  *
  * Grid: sources and targets are cut into blocks of BLK rows. A work item is
- * one block pair (I, J); it computes C = S_I T_J^T with one single-threaded
- * cblas_sgemm (BLK x BLK floats, 1 MiB, stays in L2) and immediately scans
- * C into the per-row selections. The grid depends only on the matrix sizes,
+ * one block pair (I, J); it computes C = S_I T_J^T with single-threaded
+ * cblas_sgemm calls of CHUNK rows (CHUNK x BLK floats, 256 KiB, stays in
+ * L2 with the packed panels) and scans each chunk at once into the per-row
+ * selections. The grid depends only on the matrix sizes,
  * never on the row range or the thread count, and every pair's score comes
  * from the same sgemm call whatever the range: that is what makes a shard's
  * rows bit-identical to the same rows of the unsharded run.

@@ -40,6 +40,8 @@ const S = store({
     'acme/old/endpoint.json': ep({ state: 'disabled' }),
     'ent/docs/endpoint.json': ep({ variant: 'enterprise' }),
     '_projects/p1/project.json': { key_sha256: [sha256hex('k2'), sha256hex('key-1').toUpperCase()] },
+    '_projects/p3/project.json': { key_sha256: [sha256hex('key-1')], state: 'pending' },
+    '_projects/p4/project.json': { key_sha256: [sha256hex('key-1')], state: 'disabled' },
 });
 
 const req = (path, query = '', method = 'GET', authorization) =>
@@ -202,6 +204,10 @@ test('project: bearer key checked against stored hashes', () => {
     assert.equal(core.decide(req(path, '', 'GET', 'Bearer key-1'), S).response.status, 400);
     assert.equal(core.decide(req('/api/il/related-links/p2', 'url=/x', 'GET', 'Bearer key-1'), S)
         .response.status, 404);
+    assert.equal(core.decide(req('/api/il/related-links/p3', 'url=/x', 'GET', 'Bearer key-1'), S)
+        .response.status, 204);
+    assert.equal(core.decide(req('/api/il/related-links/p4', 'url=/x', 'GET', 'Bearer key-1'), S)
+        .response.status, 404);
     // the key never appears in what the edge logs or answers
     const miss = core.miss({ ...ok.ctx }, S);
     assert.equal(miss.status, 200);
@@ -245,4 +251,47 @@ test('a Promise-returning store gives the same decisions', async () => {
     assert.equal(d.page, `acme/blog/pages/${idOf('/x')}.json`);
     const r = await core.miss(d.ctx, A);
     assert.equal(JSON.parse(r.body).related_links.length, 3);
+});
+
+test('property: random requests only ever read well-formed keys', async () => {
+    const KEY = /^(?:[a-z0-9][a-z0-9_-]{0,63}\/[a-z0-9][a-z0-9_-]{0,63}\/(?:endpoint|random)\.json|_projects\/[A-Za-z0-9_-]{1,64}\/project\.json)$/;
+    const PAGE = /^(?:[a-z0-9][a-z0-9_-]{0,63}\/[a-z0-9][a-z0-9_-]{0,63}|_projects\/[A-Za-z0-9_-]{1,64})\/pages\/[0-9a-f]{32}\.json$/;
+    const pieces = ['acme', 'blog', 'il', 'api', 'related-links', '..', '.', '%2F', '%2e%2e', '',
+        '_projects', 'p1', 'A', '\\', '\x00', 'old', 'x'.repeat(70), '%00', 'é', '*', '?', '#'];
+    let seed = 12345;
+    const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x80000000; };
+    const pick = (a) => a[Math.floor(rand() * a.length)];
+    const statuses = new Set();
+    for (let i = 0; i < 20000; i++) {
+        let path = '';
+        for (let n = 1 + Math.floor(rand() * 5); n > 0; n--) path += '/' + pick(pieces);
+        if (rand() < 0.5) path = pick(['/acme/blog/related-links', '/il/ent/docs/related-links',
+            '/api/il/related-links/p1']);
+        const query = rand() < 0.1 ? '' : 'url=' + pick(['/x', '%2F..%2F..%2Fetc', '', 'a%00', '..\\x',
+            'https://h/a/../../b', '/' + 'y'.repeat(3000), '%252F%252E%252E']) + (rand() < 0.3 ? '&url=/z' : '');
+        const s = store({
+            'acme/blog/endpoint.json': ep(), 'acme/blog/random.json': pool(4),
+            'ent/docs/endpoint.json': ep({ variant: 'enterprise' }),
+            '_projects/p1/project.json': { key_sha256: [sha256hex('key-1')] },
+        });
+        const method = pick(['GET', 'HEAD', 'OPTIONS', 'POST', 'GET', 'GET']);
+        const d = await core.decide(req(path, query, method, pick(['Bearer key-1', undefined, 'Bearer x'])), s);
+        for (const k of s.reads)
+            assert.match(k, KEY, `${method} ${path}?${query} read ${k}`);
+        if (d.page) {
+            assert.match(d.page, PAGE, `${path}?${query}`);
+            const m = core.miss(d.ctx, s, rand);
+            for (const k of s.reads)
+                assert.match(k, KEY);
+            assert.equal(m.status, 200);
+            statuses.add(200);
+        } else {
+            assert.ok([204, 400, 401, 404, 405].includes(d.response.status), String(d.response.status));
+            statuses.add(d.response.status);
+            if (d.response.body !== null)
+                assert.equal(typeof JSON.parse(d.response.body).message, 'string');
+            assert.equal(d.response.headers['Access-Control-Allow-Origin'], '*');
+        }
+    }
+    assert.deepEqual([...statuses].sort(), [200, 204, 400, 401, 404, 405]);
 });

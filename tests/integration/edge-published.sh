@@ -46,6 +46,16 @@ clients:
       - id: later
         source: blog
         state: pending
+projects:
+  - uuid: demo-project
+    client: demo
+    api_key_sha256:
+      - $(printf 'proj-key' | sha256sum | cut -d' ' -f1)
+    modules:
+      - id: blog
+        from: /blog/
+        to: /blog/
+        links: 4
 YAML
 "$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
 	>"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; echo "FAIL: linkbot run"; exit 1; }
@@ -100,7 +110,20 @@ code=$(curl -s --compressed -o "$tmp/e.json" -w '%{http_code}' "$U/il/demo/ent/r
 	fail "enterprise: $code $(head -c 200 "$tmp/e.json")"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$U/demo/ent/related-links?url=$page")" = 404 ] || fail "enterprise on the standard route"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$U/demo/later/related-links?url=$page")" = 204 ] || fail "pending"
-echo "ok: variants and states"
+# the Project variant over what the pipeline published
+pu="$U/api/il/related-links/demo-project?url=$page"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$pu")" = 401 ] || fail "project without a key"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer nope' "$pu")" = 401 ] || fail "project, wrong key"
+code=$(curl -s --compressed -o "$tmp/p.json" -w '%{http_code}' -H 'Authorization: Bearer proj-key' "$pu")
+python3 - "$tmp/p.json" <<'PY' || fail "project answer ($code): $(head -c 300 "$tmp/p.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["blog"]
+assert m["from"] == "/blog/" and m["to"] == "/blog/" and len(m["links"]) == 4, d
+assert all(l["url"] and l["title"] for l in m["links"]), d
+PY
+grep -rq proj-key "$EDGE_PREFIX/logs" && fail "the API key appears in a log"
+echo "ok: variants, states, project"
 
 # side crawl: the new page gets random links now, its own answer after a run
 new="$origin/blog/side-crawled-news/"

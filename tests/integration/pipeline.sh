@@ -96,9 +96,50 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); l=a["related_links"
 if "$LINKBOT" lookup --store "$tmp/public" -e demo/nope "$page" 2>"$tmp/status" >/dev/null; then fail "unknown endpoint answered"; fi
 grep -q "HTTP 404" "$tmp/status" || fail "unknown endpoint is not 404"
 
+# Sharded build: 3 jobs of one row block each, then the merge step, give
+# exactly the links of the unsharded build.
+cp "$tmp/state/demo/b2b/links.tsv" "$tmp/links.whole"
+for i in 0 1 2; do
+	"$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --shard "$i/3" --seed 7 2>/dev/null
+	[ -s "$tmp/state/demo/b2b/candidates.$i-of-3.tsv" ] || fail "shard $i/3 wrote nothing"
+done
+cmp -s "$tmp/state/demo/b2b/links.tsv" "$tmp/links.whole" || fail "a shard job changed links.tsv"
+"$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --shards 3 --seed 7 2>/dev/null
+cmp -s "$tmp/state/demo/b2b/links.tsv" "$tmp/links.whole" || fail "merged shards differ from the unsharded build"
+"$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --export "$tmp/export" --seed 7 2>/dev/null
+[ "$(grep -vc '^#' "$tmp/export/demo/b2b/candidates.tsv")" -eq 6400 ] || fail "export is not 200 x 32 candidates"
+
+# Stability: a rebuild of unchanged pages keeps every link.
+"$LINKBOT" build --config "$tmp/linkbot.yaml" -e demo/b2b --seed 8 2>"$tmp/churn.log"
+grep -q "churn against the last run: 0 of 1600 links new" "$tmp/churn.log" || { cat "$tmp/churn.log"; fail "unchanged rebuild churned"; }
+
 # Incremental: an unchanged publish uploads nothing.
 "$LINKBOT" publish --config "$tmp/linkbot.yaml" --seed 7 2>"$tmp/pub.log"
 grep -q "demo/b2b: .* 0 uploaded" "$tmp/pub.log" || { cat "$tmp/pub.log"; fail "unchanged publish uploaded"; }
+
+# state_sync: a runner that starts with no state gets the corpus back from
+# the store, so the same day's second run does not crawl again.
+sed -e "s#^state: .*#state: $tmp/state2#" -e "s#^store: .*#store: $tmp/public2\nstate_sync: true#" \
+	"$tmp/linkbot.yaml" >"$tmp/sync.yaml"
+"$LINKBOT" run --config "$tmp/sync.yaml" --no-rate-limit 2>/dev/null
+[ -s "$tmp/public2/_state/demo/corpus.sqlite" ] || fail "state_sync did not push the corpus"
+rm -rf "$tmp/state2"
+"$LINKBOT" run --config "$tmp/sync.yaml" --no-rate-limit 2>"$tmp/sync.log"
+grep -q "already crawled today" "$tmp/sync.log" || { cat "$tmp/sync.log"; fail "state_sync did not pull the corpus"; }
+
+# Relatedness from an OpenAI-compatible embeddings server: the key comes
+# from the environment, the vectors are cached, a rebuild embeds nothing.
+python3 tests/lib/embed-server.py --port-file "$tmp/embed.port" --key k3y --max-seconds 120 &
+for _ in $(seq 50); do [ -s "$tmp/embed.port" ] && break; sleep 0.1; done
+eport=$(cat "$tmp/embed.port")
+sed "s#^crawl:#relate:\n  method: embeddings\n  embeddings: {url: 'http://127.0.0.1:$eport/v1', model: bow}\ncrawl:#" \
+	"$tmp/linkbot.yaml" >"$tmp/embed.yaml"
+LINKBOT_EMBEDDINGS_API_KEY=k3y "$LINKBOT" build --config "$tmp/embed.yaml" -e demo/b2b 2>"$tmp/embed.log" || { cat "$tmp/embed.log"; fail "embeddings build"; }
+[ -s "$tmp/state/embeddings.cache" ] || fail "no embeddings cache"
+before=$(curl -s "http://127.0.0.1:$eport/stats")
+LINKBOT_EMBEDDINGS_API_KEY=k3y "$LINKBOT" build --config "$tmp/embed.yaml" -e demo/b2b 2>/dev/null
+after=$(curl -s "http://127.0.0.1:$eport/stats")
+[ "$before" = "$after" ] || fail "unchanged pages were embedded again ($before / $after)"
 
 # A typo in the config: exit 3, the message names file and line, nothing touched.
 sed 's/endpoints:/endpionts:/' "$tmp/linkbot.yaml" >"$tmp/bad.yaml"

@@ -51,8 +51,8 @@ s3rver_start() {
 
 s3rver_stop() {
 	if [ -n "$S3RVER_PID" ]; then
-		kill "$S3RVER_PID" 2>/dev/null
-		wait "$S3RVER_PID" 2>/dev/null
+		kill "$S3RVER_PID" 2>/dev/null || true
+		wait "$S3RVER_PID" 2>/dev/null || true	# killed: 143
 		S3RVER_PID=""
 	fi
 	if [ -n "$S3RVER_DIR" ]; then

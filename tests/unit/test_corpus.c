@@ -12,7 +12,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "linkbot/config.h"
 #include "linkbot/corpus.h"
+#include "linkbot/store.h"
 
 #define DAY 86400
 
@@ -283,6 +285,48 @@ static void test_kill9(void **state)
 	corpus_free(c);
 }
 
+static void test_sync_through_store(void **state)
+{
+	struct lb_config *cfg = NULL;
+	struct lb_store *st = NULL;
+	struct lb_corpus *c;
+	struct lb_error err;
+	struct seen s;
+	char store_dir[400], cmd[500];
+	const char *yaml = "clients: []\n";
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(config_parse("t", yaml, strlen(yaml), &cfg, &err), 0);
+	snprintf(store_dir, sizeof(store_dir), "%s/store", dir);
+	if (store_open(cfg, store_dir, &st, &err) < 0)
+		fail_msg("%s", err.msg);
+	/* nothing stored yet, nothing local: fine, nothing created */
+	assert_int_equal(corpus_pull(st, dir, "client", &err), 0);
+	snprintf(cmd, sizeof(cmd), "test ! -e '%s/client/corpus.sqlite'", dir);
+	assert_int_equal(system(cmd), 0);
+	c = open_c();
+	put(c, "http://h/a", "http://h/a", "http://h/a", "A", "blog", 1);
+	corpus_free(c);
+	assert_int_equal(corpus_push(st, dir, "client", &err), 0);
+	/* a new runner: empty state directory */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/client'", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(corpus_pull(st, dir, "client", &err), 0);
+	c = open_c();
+	pages(c, &s);
+	assert_string_equal(s.buf, "http://h/a|A|blog\n");
+	/* a local corpus wins over the stored one */
+	put(c, "http://h/b", "http://h/b", "http://h/b", "B", "blog", 2);
+	corpus_free(c);
+	assert_int_equal(corpus_pull(st, dir, "client", &err), 0);
+	c = open_c();
+	assert_int_equal(corpus_count(c), 2);
+	corpus_free(c);
+	store_free(st);
+	config_free(cfg);
+}
+
 static void test_bad_state_dir(void **state)
 {
 	struct lb_corpus *c = NULL;
@@ -304,6 +348,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_through_store, setup,
+						teardown),
 		cmocka_unit_test(test_bad_state_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,12 @@ static void test_url(void **state)
 	norm("../y", "http://h/a/b/c", "http://h/a/y");
 	norm("//other.example/p", "https://h/", "https://other.example/p");
 	norm("  http://h/p \n", NULL, "http://h/p");
+	/* one spelling per resource: escapes normalised (RFC 3986 6.2.2) */
+	norm("http://h/caf%c3%a9", NULL, "http://h/caf%C3%A9");
+	norm("http://h/caf\xc3\xa9", NULL, "http://h/caf%C3%A9");
+	norm("http://h/%7euser/%41?q=%7e%2f", NULL, "http://h/~user/A?q=~%2F");
+	norm("http://h/a%2Fb", NULL, "http://h/a%2Fb");
+	norm("http://h/a b", NULL, "http://h/a%20b");
 	norm("ftp://h/x", NULL, NULL);
 	norm("javascript:alert(1)", "http://h/", NULL);
 	norm("mailto:a@b", "http://h/", NULL);

@@ -261,6 +261,57 @@ static void test_tokens(void **state)
 	assert_int_equal(stopword_is("en", "python", 6), 0);
 }
 
+/* Tokens read on several threads give the very same matrix as one. */
+static void test_text_threads(void **state)
+{
+	enum { N = 300 };
+	static const char *w[] = { "alpha", "beta", "gamma", "delta", "epsilon",
+				   "zeta", "eta", "theta", "iota", "kappa",
+				   "lambda", "mu", "Straße", "ﬁle", "東京" };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct csr one, many;
+	struct lb_error err;
+	uint64_t seed = 9;
+	size_t i, k;
+	int plain, nt;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		char buf[512] = "";
+
+		for (k = 0; k < 30; k++) {
+			strcat(buf, w[relate_rand(&seed) % 15]);
+			strcat(buf, k % 7 ? " " : "s ");
+		}
+		lb_doc_init(&docs[i]);
+		docs[i].text = strdup(buf);
+		docs[i].title = strdup(w[i % 15]);
+		docs[i].language = strdup(i % 3 ? "en" : "de");
+		p[i] = &docs[i];
+	}
+	for (plain = 0; plain <= 1; plain++)
+		for (nt = 2; nt <= 3; nt++) {
+			assert_int_equal(text_vectors(p, N, plain, 1, &one, &err),
+					 0);
+			assert_int_equal(text_vectors(p, N, plain, nt, &many,
+						      &err), 0);
+			assert_int_equal(one.n_cols, many.n_cols);
+			assert_memory_equal(one.ptr, many.ptr,
+					    (N + 1) * sizeof(size_t));
+			assert_true(one.ptr[N] > 0);
+			assert_memory_equal(one.col, many.col,
+					    one.ptr[N] * sizeof(uint32_t));
+			assert_memory_equal(one.val, many.val,
+					    one.ptr[N] * sizeof(float));
+			csr_release(&one);
+			csr_release(&many);
+		}
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
 /* ---- docs ---- */
 
 static const char *topics[3][2] = {
@@ -527,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_shards_cross),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
 		cmocka_unit_test(test_candidates_edges),
