@@ -58,7 +58,7 @@
  *   scale; each level's bonuses, scaled up, feed phase 0 of the next.
  *   Coarse costs tie a lot, which lets one phase move many units.
  * Phase 3, primal-dual phases (pd_phase): one Dijkstra from every excess
- *   node at once, stopped after a batch of deficit nodes is settled;
+ *   node at once, stopped at the first deficit node settled;
  *   settled nodes get p(v) += d(v) - D, which keeps rc >= 0 and makes
  *   every shortest path to a settled deficit tight; then a blocking flow
  *   of unit paths over tight arcs (DFS, current-arc pointers, dead ends
