@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkbot/render.h"
 #include "pages.h"
 
 struct loader {
@@ -101,8 +102,7 @@ static int filter_takes(const struct page_filter *f,
 	if (f->set != NULL)
 		return sets_has(r->sets, f->set);
 	return f->path_prefix != NULL && r->doc.url_path != NULL &&
-	       strncmp(r->doc.url_path, f->path_prefix,
-		       strlen(f->path_prefix)) == 0;
+	       render_module_matches(f->path_prefix, r->doc.url_path);
 }
 
 int pages_select(const struct pages *p, const struct page_filter *f,

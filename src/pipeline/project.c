@@ -76,50 +76,28 @@ int pipeline_build_project(const struct lb_config *cfg,
 	return 0;
 }
 
-struct maps {
+/* One module's links, per page index: at most `links` each. */
+struct module_links {
 	const struct pages *pages;
-	const struct lb_module *mod;
-	cJSON **map;		/* per page index: the page's module map */
+	struct lb_render_link *links;	/* pages->n * max */
+	size_t *count;			/* pages->n */
+	size_t max;
 	struct lb_error *err;
 };
-
-static void add_str_or_null(cJSON *o, const char *name, const char *v)
-{
-	if (v != NULL)
-		cJSON_AddStringToObject(o, name, v);
-	else
-		cJSON_AddNullToObject(o, name);
-}
 
 static int visit_module_links(const struct lb_doc *src,
 			      const struct lb_render_link *links, size_t n,
 			      void *arg)
 {
-	struct maps *m = arg;
+	struct module_links *m = arg;
 	long si = pages_find(m->pages, src->url);
-	cJSON *mo, *arr;
-	size_t i;
 
 	if (si < 0)
 		return 0;
-	if (m->map[si] == NULL && (m->map[si] = cJSON_CreateObject()) == NULL)
-		return lb_error_set(m->err, LB_ENOMEM, "out of memory");
-	mo = cJSON_AddObjectToObject(m->map[si], m->mod->id);
-	if (mo == NULL)
-		return lb_error_set(m->err, LB_ENOMEM, "out of memory");
-	cJSON_AddStringToObject(mo, "from", m->mod->from);
-	cJSON_AddStringToObject(mo, "to", m->mod->to);
-	arr = cJSON_AddArrayToObject(mo, "links");
-	for (i = 0; arr != NULL && i < n; i++) {
-		cJSON *l = cJSON_CreateObject();
-		if (l == NULL)
-			return lb_error_set(m->err, LB_ENOMEM, "out of memory");
-		cJSON_AddStringToObject(l, "url", links[i].doc->url);
-		add_str_or_null(l, "title", links[i].doc->title);
-		add_str_or_null(l, "description", links[i].doc->description);
-		add_str_or_null(l, "image_url", links[i].doc->image_url);
-		cJSON_AddItemToArray(arr, l);
-	}
+	if (n > m->max)
+		n = m->max;
+	memcpy(&m->links[(size_t)si * m->max], links, n * sizeof(*links));
+	m->count[si] = n;
 	return 0;
 }
 
@@ -161,39 +139,56 @@ static int put_project_descriptor(struct lb_publish *pub,
 	return rc;
 }
 
-/* Renders, gzips and adds each page's module map. */
-static int add_maps(struct lb_publish *pub, const struct pages *pages,
-		    cJSON **map, struct lb_error *err)
+/* Renders, gzips and adds each page's module map (SPEC 2.5). */
+static int add_maps(struct lb_publish *pub, const struct lb_project *pr,
+		    const struct pages *pages, const struct module_links *ml,
+		    struct lb_error *err)
 {
-	size_t i;
+	struct lb_render_module *mods;
+	size_t i, j;
+	int rc = -1;
 
+	mods = calloc(pr->n_modules, sizeof(*mods));
+	if (mods == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	for (i = 0; i < pages->n; i++) {
+		const struct lb_doc *self = &pages->rec[i].doc;
 		char id[LB_PAGEID_LEN + 1], key[64], *json, *gz = NULL;
-		size_t gzlen = 0;
+		size_t n = 0, gzlen = 0;
 		struct lb_error perr;
-		int rc;
+		int r;
 
-		if (map[i] == NULL)
+		for (j = 0; j < pr->n_modules; j++) {
+			if (ml[j].count[i] == 0)
+				continue;
+			mods[n].module = &pr->modules[j];
+			mods[n].links = &ml[j].links[i * ml[j].max];
+			mods[n].n = ml[j].count[i];
+			n++;
+		}
+		if (n == 0)
 			continue;
 		lb_error_init(&perr);
-		if (pageid_of_url(pages->rec[i].doc.url, NULL, id, &perr) < 0) {
-			log_warnx("skipping '%s': %s", pages->rec[i].doc.url,
-				  perr.msg);
+		if (pageid_of_url(self->url, NULL, id, &perr) < 0) {
+			log_warnx("skipping '%s': %s", self->url, perr.msg);
 			continue;
 		}
-		if ((json = cJSON_PrintUnformatted(map[i])) == NULL)
-			return lb_error_set(err, LB_ENOMEM, "out of memory");
-		rc = lb_gzip(json, strlen(json), &gz, &gzlen, err);
+		if ((json = render_module_map(self, mods, n, err)) == NULL)
+			goto out;
+		r = lb_gzip(json, strlen(json), &gz, &gzlen, err);
 		free(json);
-		if (rc < 0)
-			return -1;
+		if (r < 0)
+			goto out;
 		snprintf(key, sizeof(key), "pages/%s.json", id);
-		rc = publish_add(pub, key, gz, gzlen, &page_meta, err);
+		r = publish_add(pub, key, gz, gzlen, &page_meta, err);
 		free(gz);
-		if (rc < 0)
-			return -1;
+		if (r < 0)
+			goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(mods);
+	return rc;
 }
 
 int pipeline_publish_project(const struct lb_config *cfg,
@@ -204,17 +199,14 @@ int pipeline_publish_project(const struct lb_config *cfg,
 {
 	struct lb_publish *pub = NULL;
 	struct lb_publish_stats ps;
-	struct maps m;
+	struct module_links *ml;
 	char folder[128];
-	size_t i;
+	size_t i, np = pages->n ? pages->n : 1;
 	int rc = -1;
 
-	memset(&m, 0, sizeof(m));
-	m.pages = pages;
-	m.err = err;
-	m.map = calloc(pages->n ? pages->n : 1, sizeof(*m.map));
+	ml = calloc(pr->n_modules, sizeof(*ml));
 	snprintf(folder, sizeof(folder), "_projects/%s", pr->uuid);
-	if (m.map == NULL || (pub = publish_new(folder)) == NULL) {
+	if (ml == NULL || (pub = publish_new(folder)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -223,19 +215,23 @@ int pipeline_publish_project(const struct lb_config *cfg,
 		struct lb_endpoint mep;
 		int r;
 
-		if (module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0) {
+		ml[i].pages = pages;
+		ml[i].max = (size_t)pr->modules[i].links;
+		ml[i].err = err;
+		ml[i].links = calloc(np * ml[i].max, sizeof(*ml[i].links));
+		ml[i].count = calloc(np, sizeof(*ml[i].count));
+		if (ml[i].links == NULL || ml[i].count == NULL ||
+		    module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		m.mod = &pr->modules[i];
-		r = pipeline_read_links(job.links_path, pages,
-					(size_t)m.mod->links,
-					visit_module_links, &m, err);
+		r = pipeline_read_links(job.links_path, pages, ml[i].max,
+					visit_module_links, &ml[i], err);
 		link_job_release(&job);
 		if (r < 0)
 			goto out;
 	}
-	if (add_maps(pub, pages, m.map, err) < 0 ||
+	if (add_maps(pub, pr, pages, ml, err) < 0 ||
 	    put_project_descriptor(pub, pr, opts, err) < 0)
 		goto out;
 	memset(&ps, 0, sizeof(ps));
@@ -245,9 +241,11 @@ int pipeline_publish_project(const struct lb_config *cfg,
 		 folder, ps.objects, ps.uploaded, ps.deleted, ps.unchanged);
 	rc = 0;
 out:
-	for (i = 0; m.map != NULL && i < pages->n; i++)
-		cJSON_Delete(m.map[i]);
-	free(m.map);
+	for (i = 0; ml != NULL && i < pr->n_modules; i++) {
+		free(ml[i].links);
+		free(ml[i].count);
+	}
+	free(ml);
 	publish_free(pub);
 	return rc;
 }

@@ -82,7 +82,7 @@ static int add_answer(struct lb_publish *pub, const struct lb_endpoint *ep,
 			  "same path (page ID %s)", src->url, id);
 		return 0;
 	}
-	if ((json = render_envelope(ep, links, n, err)) == NULL)
+	if ((json = render_answer(ep, src, links, n, err)) == NULL)
 		goto out;
 	if (lb_gzip(json, strlen(json), &gz, &gzlen, err) < 0)
 		goto out;

@@ -14,28 +14,14 @@ trap 'edge_stop; lb_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-port=$(lb_free_port)
-origin="http://127.0.0.1:$port"
-lb_site_copy examples/site/htdocs "$tmp/site" "$origin"
+lb_demo_site "$tmp" || exit 1
+origin=$DEMO_ORIGIN
+port=$DEMO_PORT
 # a new article that no sitemap lists yet (found only through the edge)
 mkdir -p "$tmp/site/blog/side-crawled-news"
 sed 's#/blog/api-phases/#/blog/side-crawled-news/#g' \
 	"$tmp/site/blog/api-phases/index.html" >"$tmp/site/blog/side-crawled-news/index.html"
-lb_origin_start "$tmp/site" "$port" "$PWD/examples/site/nginx-site.conf" || exit 1
-
-cat >"$tmp/linkbot.yaml" <<YAML
-store: $tmp/public
-state: $tmp/state
-crawl:
-  pages_per_minute: 240
-  allow_private: true
-clients:
-  - id: demo
-    sources:
-      - sitemap_index: $origin/sitemap_index.xml
-    sets:
-      blog: ["127.0.0.1:$port/blog/{slug}/"]
-    endpoints:
+{ lb_demo_config "$tmp"; cat <<YAML
       - id: b2b
         source: blog
         links: 8
@@ -57,6 +43,7 @@ projects:
         to: /blog/
         links: 4
 YAML
+} >"$tmp/linkbot.yaml"
 "$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
 	>"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; echo "FAIL: linkbot run"; exit 1; }
 

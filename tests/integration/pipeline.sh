@@ -10,24 +10,9 @@ tmp=$(mktemp -d)
 trap 'lb_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-port=$(lb_free_port)
-origin="http://127.0.0.1:$port"
-lb_site_copy examples/site/htdocs "$tmp/site" "$origin"
-lb_origin_start "$tmp/site" "$port" "$PWD/examples/site/nginx-site.conf"
-
-cat >"$tmp/linkbot.yaml" <<YAML
-store: $tmp/public
-state: $tmp/state
-crawl:
-  pages_per_minute: 240
-  allow_private: true
-clients:
-  - id: demo
-    sources:
-      - sitemap_index: $origin/sitemap_index.xml
-    sets:
-      blog: ["127.0.0.1:$port/blog/{slug}/"]
-    endpoints:
+lb_demo_site "$tmp"
+origin=$DEMO_ORIGIN
+{ lb_demo_config "$tmp"; cat <<YAML
       - id: b2b
         source: blog
         links: 8
@@ -41,6 +26,7 @@ clients:
         source: blog
         state: pending
 YAML
+} >"$tmp/linkbot.yaml"
 
 "$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
 	2>"$tmp/run.log" || { cat "$tmp/run.log"; fail "linkbot run failed"; }

@@ -43,7 +43,7 @@ kill_mid() { # manifest-probe-command driver-args...
 		[ "$($probe)" != "$before" ] && break
 		sleep 0.025
 	done
-	sleep 0.4
+	sleep 0.1	# some uploads, far from all (a fast machine ends a run in ~1 s)
 	if ! kill -9 "$DRIVER_PID" 2>/dev/null; then
 		echo "FAIL: the run ended before it could be killed:" >&2
 		cat "$WORK/killed.out" >&2

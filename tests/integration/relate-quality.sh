@@ -13,28 +13,15 @@ tmp=$(mktemp -d)
 trap 'lb_cleanup; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-port=$(lb_free_port)
-origin="http://127.0.0.1:$port"
-lb_site_copy examples/site/htdocs "$tmp/site" "$origin"
-lb_origin_start "$tmp/site" "$port" "$PWD/examples/site/nginx-site.conf"
-
-cat >"$tmp/linkbot.yaml" <<YAML
-store: $tmp/public
-state: $tmp/state
-crawl:
-  allow_private: true
-clients:
-  - id: demo
-    sources:
-      - sitemap_index: $origin/sitemap_index.xml
-    sets:
-      blog: ["127.0.0.1:$port/blog/{slug}/"]
-    endpoints:
+lb_demo_site "$tmp"
+origin=$DEMO_ORIGIN
+{ lb_demo_config "$tmp"; cat <<YAML
       - id: b2b
         source: blog
         links: 8
         min_incoming: 4
 YAML
+} >"$tmp/linkbot.yaml"
 
 "$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 \
 	--export "$tmp/export" 2>"$tmp/run.log" ||

@@ -95,3 +95,36 @@ lb_origin_start() {
 	}"
 	lb_wait_port "$port"
 }
+
+# lb_demo_site DIR: the demo site (examples/site) copied to DIR/site and
+# served on a free loopback port; sets DEMO_PORT and DEMO_ORIGIN. Pages added
+# to DIR/site later are served too.
+lb_demo_site() {
+	local dir=$1 top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	DEMO_PORT=$(lb_free_port)
+	DEMO_ORIGIN="http://127.0.0.1:$DEMO_PORT"
+	lb_site_copy "$top/examples/site/htdocs" "$dir/site" "$DEMO_ORIGIN"
+	lb_origin_start "$dir/site" "$DEMO_PORT" "$top/examples/site/nginx-site.conf"
+}
+
+# lb_demo_config DIR: prints the head of a config for the demo site (store
+# DIR/public, state DIR/state, client demo, its sitemap index and the set
+# blog); the endpoints follow, indented by 6 spaces, e.g.
+#   { lb_demo_config "$tmp"; echo "      - {id: b2b, source: blog}"; } >cfg
+lb_demo_config() {
+	cat <<YAML
+store: $1/public
+state: $1/state
+crawl:
+  pages_per_minute: 240
+  allow_private: true
+clients:
+  - id: demo
+    sources:
+      - sitemap_index: $DEMO_ORIGIN/sitemap_index.xml
+    sets:
+      blog: ["127.0.0.1:$DEMO_PORT/blog/{slug}/"]
+    endpoints:
+YAML
+}
