@@ -134,4 +134,22 @@ int corpus_get_meta(struct lb_corpus *c, const char *url, char **etag,
 /* Number of live pages. */
 long corpus_count(struct lb_corpus *c);
 
+/*
+ * A read-only connection of its own to c's file, for a thread that reads
+ * page texts while c stays with its owner (relate streams the texts of a
+ * million pages rather than keep them all in memory).
+ */
+struct lb_corpus_reader;
+int corpus_reader_open(const struct lb_corpus *c,
+		       struct lb_corpus_reader **out, struct lb_error *err);
+void corpus_reader_free(struct lb_corpus_reader *r);
+
+/*
+ * The body text of the live page whose canonical URL is url, the same row
+ * corpus_foreach() visits: *text is malloc'd, NULL when the page has no
+ * text or is not live.
+ */
+int corpus_reader_text(struct lb_corpus_reader *r, const char *url,
+		       char **text, struct lb_error *err);
+
 #endif

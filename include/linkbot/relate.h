@@ -35,6 +35,21 @@
 #include "linkbot/doc.h"
 #include "linkbot/error.h"
 
+/*
+ * Where the pages' body text comes from when it is not in memory: relate
+ * reads each page's text once, through one reader per thread, so that a
+ * million pages never sit in memory with their text (pipeline/ reads the
+ * corpus). open() returns a reader (NULL: error); get() sets *text to a
+ * malloc'd copy of doc's text, or NULL for none.
+ */
+struct lb_text_source {
+	void *(*open)(void *arg, struct lb_error *err);
+	int (*get)(void *reader, const struct lb_doc *doc, char **text,
+		   struct lb_error *err);
+	void (*close)(void *reader);
+	void *arg;
+};
+
 struct lb_relate_input {
 	const struct lb_doc *const *src;	/* source pages */
 	size_t n_src;
@@ -43,6 +58,8 @@ struct lb_relate_input {
 	/* self[i]: index in tgt of source i's own page, or -1. May be NULL. */
 	const long *self;
 	int multi_language;	/* pair only pages of the same language */
+	/* the texts; NULL: doc->text of the pages above */
+	const struct lb_text_source *text;
 };
 
 enum lb_relate_method {

@@ -585,3 +585,78 @@ int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err)
 	sqlite3_bind_int64(s, 2, now);
 	return step_done(c, s, err, "cannot record the end of the run");
 }
+
+/* ---- readers (other threads) ---- */
+
+struct lb_corpus_reader {
+	sqlite3 *db;
+	sqlite3_stmt *text;
+	const char *path;	/* the corpus's, which outlives the reader */
+};
+
+int corpus_reader_open(const struct lb_corpus *c,
+		       struct lb_corpus_reader **out, struct lb_error *err)
+{
+	static const char q[] =
+		"SELECT doc FROM url WHERE canonical = ?1 AND doc IS NOT NULL"
+		" ORDER BY final_url = canonical DESC, url LIMIT 1";
+	struct lb_corpus_reader *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (r == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	r->path = c->path;
+	if (sqlite3_open_v2(c->path, &r->db,
+			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(r->db, q, -1, &r->text, NULL) != SQLITE_OK) {
+		lb_error_set(err, LB_ESTATE, "%s: cannot open for reading: %s",
+			     c->path,
+			     r->db ? sqlite3_errmsg(r->db) : "out of memory");
+		corpus_reader_free(r);
+		return -1;
+	}
+	sqlite3_busy_timeout(r->db, 10000);
+	*out = r;
+	return 0;
+}
+
+void corpus_reader_free(struct lb_corpus_reader *r)
+{
+	if (r == NULL)
+		return;
+	sqlite3_finalize(r->text);
+	sqlite3_close(r->db);
+	free(r);
+}
+
+int corpus_reader_text(struct lb_corpus_reader *r, const char *url,
+		       char **text, struct lb_error *err)
+{
+	struct lb_doc doc;
+	int step, rc = 0;
+
+	*text = NULL;
+	sqlite3_reset(r->text);
+	sqlite3_bind_text(r->text, 1, url, -1, SQLITE_STATIC);
+	step = sqlite3_step(r->text);
+	if (step == SQLITE_DONE)
+		goto out;
+	if (step != SQLITE_ROW) {
+		rc = lb_error_set(err, LB_ESTATE, "%s: cannot read %s: %s",
+				  r->path, url, sqlite3_errmsg(r->db));
+		goto out;
+	}
+	lb_doc_init(&doc);
+	rc = lb_doc_from_json((const char *)sqlite3_column_text(r->text, 0),
+			      &doc, err);
+	if (rc == 0) {
+		*text = doc.text;	/* taken over */
+		doc.text = NULL;
+	}
+	lb_doc_release(&doc);
+out:
+	sqlite3_reset(r->text);
+	sqlite3_clear_bindings(r->text);
+	return rc;
+}

@@ -289,6 +289,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assignment asg = { 0 };
 	struct lb_assign_stats st;
 	struct lb_relate_input in;
+	struct lb_text_source texts;
 	struct lb_relate_opts ropts;
 	struct lb_relate_embed embed;
 	char *embed_cache = NULL;
@@ -335,6 +336,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	in.n_tgt = tgt.n;
 	in.self = self;
 	in.multi_language = ep->multi_language;
+	texts = pages_text_source(pages);
+	in.text = pages->corpus ? &texts : NULL;
 	if (opts->shard_n > 0) {
 		/* One block of source rows, for a job of a sharded build. */
 		char path[4200];

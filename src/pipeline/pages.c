@@ -8,9 +8,21 @@
 
 struct loader {
 	struct pages *p;
-	size_t alloc;
+	size_t alloc, text_max;
 	struct lb_error *err;
 };
+
+/* s cut to at most max bytes, not inside a UTF-8 sequence. */
+static void utf8_cut(char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	if (len <= max)
+		return;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	s[max] = '\0';
+}
 
 static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
 {
@@ -31,7 +43,7 @@ static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
 	}
 	r = &p->rec[p->n];
 	/* The corpus owns doc; keep a deep copy through the JSON form. */
-	json = lb_doc_to_json(doc, 1, 0);
+	json = lb_doc_to_json(doc, l->text_max > 0, 0);
 	if (json == NULL)
 		return lb_error_set(l->err, LB_ENOMEM, "out of memory");
 	if (lb_doc_from_json(json, &r->doc, l->err) < 0) {
@@ -39,6 +51,8 @@ static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
 		return -1;
 	}
 	free(json);
+	if (r->doc.text != NULL)
+		utf8_cut(r->doc.text, l->text_max);
 	r->sets = strdup(sets ? sets : "");
 	if (r->sets == NULL) {
 		lb_doc_release(&r->doc);
@@ -54,17 +68,43 @@ static int rec_cmp(const void *a, const void *b)
 		      ((const struct page_rec *)b)->doc.url);
 }
 
-int pages_load(struct lb_corpus *corpus, struct pages *p,
+int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
 	       struct lb_error *err)
 {
-	struct loader l = { p, 0, err };
+	struct loader l = { p, 0, text_max, err };
 
 	memset(p, 0, sizeof(*p));
+	p->corpus = corpus;
 	if (corpus_foreach(corpus, load_one, &l, err) < 0)
 		return -1;
 	/* Sorted, so that pages_find() can bisect whatever the corpus did. */
 	qsort(p->rec, p->n, sizeof(*p->rec), rec_cmp);
 	return 0;
+}
+
+static void *reader_open(void *arg, struct lb_error *err)
+{
+	struct lb_corpus_reader *r;
+
+	return corpus_reader_open(arg, &r, err) < 0 ? NULL : r;
+}
+
+static int reader_get(void *reader, const struct lb_doc *doc, char **text,
+		      struct lb_error *err)
+{
+	return corpus_reader_text(reader, doc->url, text, err);
+}
+
+static void reader_close(void *reader)
+{
+	corpus_reader_free(reader);
+}
+
+struct lb_text_source pages_text_source(const struct pages *p)
+{
+	struct lb_text_source src = { reader_open, reader_get, reader_close,
+				      p->corpus };
+	return src;
 }
 
 void pages_release(struct pages *p)

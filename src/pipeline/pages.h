@@ -9,6 +9,7 @@
 #include "linkbot/config.h"
 #include "linkbot/corpus.h"
 #include "linkbot/doc.h"
+#include "linkbot/relate.h"
 
 struct page_rec {
 	struct lb_doc doc;
@@ -18,6 +19,7 @@ struct page_rec {
 struct pages {
 	struct page_rec *rec;	/* in canonical URL order */
 	size_t n;
+	struct lb_corpus *corpus;	/* where the full texts stay */
 };
 
 /* A selection of pages: indexes into pages->rec. */
@@ -27,8 +29,16 @@ struct page_list {
 	size_t n;
 };
 
-int pages_load(struct lb_corpus *corpus, struct pages *p,
+/*
+ * Loads the live pages of corpus, each text cut to text_max bytes (0: no
+ * text; a million pages' texts would not fit in memory). The full texts
+ * stay in the corpus, read through pages_text_source().
+ */
+int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
 	       struct lb_error *err);
+
+/* The full texts of p's pages for relate (one corpus reader per thread). */
+struct lb_text_source pages_text_source(const struct pages *p);
 void pages_release(struct pages *p);
 
 /* Which pages: those of a named set, or those whose path has a prefix. */

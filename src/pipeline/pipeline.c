@@ -9,6 +9,7 @@
 
 #include "linkbot/crawl.h"
 #include "linkbot/log.h"
+#include "linkbot/render.h"
 #include "internal.h"
 
 char *pipeline_links_path(const struct lb_config *cfg,
@@ -99,11 +100,24 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	return 0;
 }
 
+/* How much of the texts publish needs: an Enterprise extra field "text". */
+static size_t text_needed(const struct lb_client *cl)
+{
+	size_t i, j;
+
+	for (i = 0; i < cl->n_endpoints; i++)
+		for (j = 0; j < cl->endpoints[i].extra_fields.n; j++)
+			if (strcmp(cl->endpoints[i].extra_fields.v[j],
+				   "text") == 0)
+				return LB_RENDER_TEXT_MAX;
+	return 0;
+}
+
 static int load_pages(struct client_run *r, struct lb_error *err)
 {
 	if (r->pages_loaded)
 		return 0;
-	if (pages_load(r->corpus, &r->pages, err) < 0)
+	if (pages_load(r->corpus, text_needed(r->cl), &r->pages, err) < 0)
 		return -1;
 	r->pages_loaded = 1;
 	log_info("%s: %zu live pages in the corpus", r->cl->id, r->pages.n);

@@ -144,9 +144,9 @@ out:
 
 /* ---- input and key of a page ---- */
 
-static char *page_input(const struct lb_doc *d, size_t max)
+static char *page_input(const struct lb_doc *d, const char *text, size_t max)
 {
-	const char *part[3] = { d->title, d->description, d->text };
+	const char *part[3] = { d->title, d->description, text };
 	size_t len = 0, i, k;
 	char *s = malloc(max + 1);
 
@@ -289,6 +289,7 @@ out:
 }
 
 int embed_vectors(const struct lb_doc *const *docs, size_t n,
+		  const struct lb_text_source *src,
 		  const struct lb_relate_embed *cfg, float **out, size_t *dim,
 		  struct lb_error *err)
 {
@@ -305,6 +306,8 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 	struct curl_slist *hdr = NULL;
 	struct lb_buf ans;
 	CURL *h = NULL;
+	void *reader = NULL;
+	unsigned char *blank = NULL;
 	int rc = -1;
 
 	*out = NULL;
@@ -318,25 +321,38 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 	input = calloc(n + 1, sizeof(*input));
 	key = malloc((n + 1) * sizeof(*key));
 	todo = malloc((n + 1) * sizeof(*todo));
-	if (input == NULL || key == NULL || todo == NULL)
+	blank = calloc(n + 1, 1);
+	if (input == NULL || key == NULL || todo == NULL || blank == NULL)
 		goto nomem;
+	if (src && (reader = src->open(src->arg, err)) == NULL)
+		goto out;
 
-	/* keys; the dimension from any cached page */
+	/* keys; the dimension from any cached page; only the inputs still
+	 * to embed stay in memory */
 	for (i = 0; i < n; i++) {
 		const struct rec *r;
+		char *text = NULL;
 
-		input[i] = page_input(docs[i], max);
+		if (reader && src->get(reader, docs[i], &text, err) == -1)
+			goto out;
+		input[i] = page_input(docs[i], reader ? text : docs[i]->text,
+				      max);
+		free(text);
 		if (input[i] == NULL || page_key(model, input[i], key[i]) == -1)
 			goto nomem;
+		r = NULL;
 		if (*input[i] == '\0') {
+			blank[i] = 1;
 			empty++;
-			continue;
-		}
-		r = cache_find(&c, n_old, key[i]);
-		if (r && (d == 0 || r->dim == d))
-			d = r->dim;
-		else
+		} else if ((r = cache_find(&c, n_old, key[i])) == NULL ||
+			   (d != 0 && r->dim != d)) {
 			todo[n_todo++] = i;
+			continue;
+		} else {
+			d = r->dim;
+		}
+		free(input[i]);
+		input[i] = NULL;
 	}
 	log_info("embeddings: %zu pages: %zu from the cache, %zu empty, %zu "
 		 "to embed", n, n - n_todo - empty, empty, n_todo);
@@ -464,7 +480,7 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 				       fresh + done * d) == -1)
 				goto nomem;
 			done++;
-		} else if (*input[i] && (r = cache_find(&c, n_old, key[i])))
+		} else if (!blank[i] && (r = cache_find(&c, n_old, key[i])))
 			memcpy(vec + i * d, r->v, d * sizeof(*vec));
 	}
 	if (cfg->cache_path && c.n > n_old) {
@@ -485,6 +501,9 @@ out:
 		for (i = 0; i < n; i++)
 			free(input[i]);
 	free(input);
+	free(blank);
+	if (reader)
+		src->close(reader);
 	free(key);
 	free(todo);
 	free(vec);

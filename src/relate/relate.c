@@ -237,7 +237,8 @@ int relate_candidates(const struct lb_relate_input *in,
 		/* the baseline works on the sparse vectors directly */
 		const char **g = NULL;
 
-		if (text_vectors(docs, n_docs, 1, nthreads, &x, err) == -1)
+		if (text_vectors(docs, n_docs, in->text, 1, nthreads, &x,
+				 err) == -1)
 			goto out;
 		if (lb_candidates_init(out, re - rb, m) == -1)
 			goto nomem;
@@ -271,12 +272,14 @@ int relate_candidates(const struct lb_relate_input *in,
 				     "embeddings method without a server");
 			goto out;
 		}
-		if (embed_vectors(docs, n_docs, opts->embed, &vec, &d, err) ==
+		if (embed_vectors(docs, n_docs, in->text, opts->embed, &vec,
+				  &d, err) ==
 		    -1)
 			goto out;
 	} else {
 		d = opts->dim ? opts->dim : auto_dim(n_docs);
-		if (text_vectors(docs, n_docs, 0, nthreads, &x, err) == -1)
+		if (text_vectors(docs, n_docs, in->text, 0, nthreads, &x,
+				 err) == -1)
 			goto out;
 		tm[1] = now_s();
 		log_debug("relate: %zu pages, %zu terms, %zu entries in %.2f s",

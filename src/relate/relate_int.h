@@ -28,9 +28,12 @@ void csr_release(struct csr *x);
  * title and text, raw tf * log(N / df), no stemming, stop words or field
  * weights. plain = 0: the full weighting of docs/relate.md. Tokens are
  * read on up to `threads` threads; the result does not depend on it.
+ * The body texts come from src when given (one reader per thread), else
+ * from doc->text.
  */
-int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
-		 int threads, struct csr *out, struct lb_error *err);
+int text_vectors(const struct lb_doc *const *docs, size_t n,
+		 const struct lb_text_source *src, int plain, int threads,
+		 struct csr *out, struct lb_error *err);
 
 /*
  * Splits s into normalised tokens (NFKC, case folded, stop words out,
@@ -53,9 +56,11 @@ int lsa_project(const struct csr *x, size_t *k, uint64_t seed, int threads,
 
 /*
  * Dense unit rows from an OpenAI-compatible embeddings server, cached by
- * content hash. *dim out. Caller frees *out.
+ * content hash; texts from src as in text_vectors(). *dim out. Caller
+ * frees *out.
  */
 int embed_vectors(const struct lb_doc *const *docs, size_t n,
+		  const struct lb_text_source *src,
 		  const struct lb_relate_embed *cfg, float **out, size_t *dim,
 		  struct lb_error *err);
 

@@ -426,8 +426,10 @@ static int entry_cmp(const void *a, const void *b)
 /* One thread's share of pass 1: docs [i0, i1), local ids. */
 struct part {
 	const struct lb_doc *const *docs;
+	const struct lb_text_source *src;	/* NULL: docs' text */
 	size_t i0, i1;
 	int plain;
+	struct lb_error err;	/* when src failed */
 	double *len;		/* shared, indexed by doc */
 	struct builder b;	/* doc_start relative to i0 */
 	pthread_t tid;
@@ -439,6 +441,7 @@ static void *tokenize_range(void *arg)
 	struct part *p = arg;
 	struct builder *b = &p->b;
 	struct stemmers sm = { .n = 0 };
+	void *reader = NULL;
 	size_t i, r;
 
 	b->doc_start = malloc((p->i1 - p->i0 + 1) * sizeof(*b->doc_start));
@@ -446,10 +449,15 @@ static void *tokenize_range(void *arg)
 		b->failed = 1;
 		return NULL;
 	}
+	if (p->src && (reader = p->src->open(p->src->arg, &p->err)) == NULL) {
+		b->failed = 2;
+		return NULL;
+	}
 	for (i = p->i0; i < p->i1 && !b->failed; i++) {
 		const struct lb_doc *d = p->docs[i];
 		struct tok_ctx t = { .lang = d->language, .stop = !p->plain,
 				     .fn = add_token, .arg = b };
+		char *fetched = NULL;
 		size_t k, w;
 
 		r = i - p->i0;
@@ -463,7 +471,12 @@ static void *tokenize_range(void *arg)
 			tokenize(d->url_path, &t);
 		}
 		b->field_w = 1.0f;
-		tokenize(d->text, &t);
+		if (reader && p->src->get(reader, d, &fetched, &p->err) < 0) {
+			b->failed = 2;
+			break;
+		}
+		tokenize(reader ? fetched : d->text, &t);
+		free(fetched);
 		if (b->failed)
 			break;
 		/* merge duplicates of this doc (weights are small sums of
@@ -484,6 +497,8 @@ static void *tokenize_range(void *arg)
 	}
 	b->doc_start[p->i1 - p->i0] = b->n;
 	stemmers_release(&sm);
+	if (reader)
+		p->src->close(reader);
 	return NULL;
 }
 
@@ -555,8 +570,9 @@ static int merge_parts(struct builder *b, struct part *part, int nt)
 	return 0;
 }
 
-int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
-		 int nt, struct csr *out, struct lb_error *err)
+int text_vectors(const struct lb_doc *const *docs, size_t n,
+		 const struct lb_text_source *src, int plain, int nt,
+		 struct csr *out, struct lb_error *err)
 {
 	struct builder b;
 	double avglen = 0, *len = NULL;
@@ -585,6 +601,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 		goto nomem;
 	for (t = 0; t < nt; t++) {
 		part[t].docs = docs;
+		part[t].src = src;
 		part[t].i0 = n * (size_t)t / (size_t)nt;
 		part[t].i1 = n * (size_t)(t + 1) / (size_t)nt;
 		part[t].plain = plain;
@@ -601,8 +618,14 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 			tokenize_range(&part[t]);
 	}
 	for (t = 0; t < nt; t++)
-		if (part[t].b.failed)
+		if (part[t].b.failed == 2) {
+			/* the text source's */
+			lb_error_set(err, part[t].err.code, "%s",
+				     part[t].err.msg);
+			goto fail;
+		} else if (part[t].b.failed) {
 			goto nomem;
+		}
 	if (nt == 1) {
 		/* the part is the whole: take it as it is */
 		free(b.doc_start);
@@ -681,6 +704,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n, int plain,
 	goto out;
 nomem:
 	lb_error_set(err, LB_ENOMEM, "term vectors of %zu pages", n);
+fail:
 	csr_release(out);
 out:
 	if (part)

@@ -58,7 +58,9 @@ static void put(struct lb_corpus *c, const char *url, const char *final,
 	lb_doc_init(&doc);
 	doc.url = strdup(canonical);
 	doc.title = strdup(title);
-	doc.text = strdup("some text");
+	doc.text = malloc(strlen(title) + sizeof("text of "));
+	strcpy(doc.text, "text of ");
+	strcat(doc.text, title);
 	memset(&meta, 0, sizeof(meta));
 	meta.url = url;
 	meta.final_url = final;
@@ -116,6 +118,50 @@ static void test_canonical_dedup(void **state)
 	assert_string_equal(s.buf, "http://h/a|A|blog,amp\n"
 				   "http://h/b|B|blog\n");
 	assert_int_equal(corpus_count(c), 2);
+	corpus_free(c);
+}
+
+static char *reader_text(struct lb_corpus_reader *r, const char *url)
+{
+	struct lb_error err;
+	char *text = NULL;
+
+	lb_error_init(&err);
+	if (corpus_reader_text(r, url, &text, &err) < 0)
+		fail_msg("%s", err.msg);
+	return text;
+}
+
+/* A reader on its own connection sees the row corpus_foreach() visits. */
+static void test_reader_text(void **state)
+{
+	struct lb_corpus *c = open_c();
+	struct lb_corpus_reader *r = NULL;
+	struct lb_error err;
+	char *t;
+
+	(void)state;
+	lb_error_init(&err);
+	put(c, "http://h/a-amp", "http://h/a-amp", "http://h/a", "A amp",
+	    "amp", 1);
+	put(c, "http://h/a", "http://h/a", "http://h/a", "A", "blog", 1);
+	put(c, "http://h/b", "http://h/b", "http://h/b", "B", "blog", 1);
+	assert_int_equal(corpus_reader_open(c, &r, &err), 0);
+	t = reader_text(r, "http://h/a");
+	assert_non_null(t);
+	assert_string_equal(t, "text of A");
+	free(t);
+	t = reader_text(r, "http://h/b");
+	assert_string_equal(t, "text of B");
+	free(t);
+	assert_null(reader_text(r, "http://h/none"));
+	assert_null(reader_text(r, "http://h/a-amp"));	/* not a canonical */
+	/* the owner writes on; the reader sees the committed state */
+	assert_int_equal(corpus_remove(c, "http://h/a", &err), 0);
+	t = reader_text(r, "http://h/a");
+	assert_string_equal(t, "text of A amp");
+	free(t);
+	corpus_reader_free(r);
 	corpus_free(c);
 }
 
@@ -344,6 +390,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_canonical_dedup, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reader_text, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),

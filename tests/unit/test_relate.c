@@ -2,6 +2,7 @@
  * relate/: exact top-M against brute force, symmetry, shards, threads,
  * text normalisation, topic relatedness, languages, export.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,10 +294,10 @@ static void test_text_threads(void **state)
 	}
 	for (plain = 0; plain <= 1; plain++)
 		for (nt = 2; nt <= 3; nt++) {
-			assert_int_equal(text_vectors(p, N, plain, 1, &one, &err),
+			assert_int_equal(text_vectors(p, N, NULL, plain, 1, &one, &err),
 					 0);
-			assert_int_equal(text_vectors(p, N, plain, nt, &many,
-						      &err), 0);
+			assert_int_equal(text_vectors(p, N, NULL, plain, nt,
+						      &many, &err), 0);
 			assert_int_equal(one.n_cols, many.n_cols);
 			assert_memory_equal(one.ptr, many.ptr,
 					    (N + 1) * sizeof(size_t));
@@ -405,6 +406,126 @@ static void test_candidates_topics(void **state)
 	}
 	for (i = 0; i < N; i++)
 		lb_doc_release(&docs[i]);
+}
+
+/* ---- texts streamed from a source (the corpus, in the pipeline) ---- */
+
+struct fake_source {
+	const struct lb_doc *full;	/* the docs with their texts */
+	size_t n;
+	int opened, closed, fail_at;	/* fail_at: a get that fails, or -1 */
+	int gets;
+	pthread_mutex_t mu;
+};
+
+static void *fake_open(void *arg, struct lb_error *err)
+{
+	struct fake_source *f = arg;
+
+	(void)err;
+	pthread_mutex_lock(&f->mu);
+	f->opened++;
+	pthread_mutex_unlock(&f->mu);
+	return f;
+}
+
+static int fake_get(void *reader, const struct lb_doc *doc, char **text,
+		    struct lb_error *err)
+{
+	struct fake_source *f = reader;
+	int at;
+	size_t i;
+
+	pthread_mutex_lock(&f->mu);
+	at = f->gets++;
+	pthread_mutex_unlock(&f->mu);
+	if (at == f->fail_at)
+		return lb_error_set(err, LB_ESTATE, "fake: cannot read %s",
+				    doc->url);
+	*text = NULL;
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->full[i].url, doc->url) == 0)
+			*text = f->full[i].text ? strdup(f->full[i].text) :
+						  NULL;
+	return 0;
+}
+
+static void fake_close(void *reader)
+{
+	struct fake_source *f = reader;
+
+	pthread_mutex_lock(&f->mu);
+	f->closed++;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Pages without their texts plus a source give the same candidates. */
+static void test_text_source(void **state)
+{
+	enum { N = 150 };
+	struct lb_doc docs[N], bare[N];
+	const struct lb_doc *p[N], *q[N];
+	struct fake_source f = { .full = docs, .n = N, .fail_at = -1 };
+	struct lb_text_source src = { fake_open, fake_get, fake_close, &f };
+	struct lb_relate_input in = { 0 }, in2;
+	struct lb_relate_opts o = { .m = 6 };
+	struct lb_candidates c, c2;
+	struct lb_error err;
+	size_t i;
+	int meth;
+
+	(void)state;
+	pthread_mutex_init(&f.mu, NULL);
+	for (i = 0; i < N; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
+		make_doc(&bare[i], (int)(i % 3), (int)i, "en");
+		free(bare[i].text);
+		bare[i].text = NULL;
+		p[i] = &docs[i];
+		q[i] = &bare[i];
+	}
+	in.src = in.tgt = p;
+	in.n_src = in.n_tgt = N;
+	in2 = in;
+	in2.src = in2.tgt = q;
+	in2.text = &src;
+	for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+		o.method = (enum lb_relate_method)meth;
+		o.threads = 2;
+		lb_error_init(&err);
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		assert_int_equal(relate_candidates(&in2, &o, &c2, &err), 0);
+		assert_memory_equal(c.target, c2.target, N * 6 * 4);
+		assert_memory_equal(c.score, c2.score, N * 6 * 4);
+		lb_candidates_release(&c);
+		lb_candidates_release(&c2);
+	}
+	/* one reader per thread, every one closed, each text read once */
+	assert_true(f.opened >= 2);
+	assert_int_equal(f.opened, f.closed);
+	assert_int_equal(f.gets, 2 * N);
+	/* without the source, the bare pages have only their titles */
+	o.method = LB_RELATE_TFIDF;
+	in2.text = NULL;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	assert_int_equal(relate_candidates(&in2, &o, &c2, &err), 0);
+	assert_memory_not_equal(c.score, c2.score, N * 6 * 4);
+	lb_candidates_release(&c);
+	lb_candidates_release(&c2);
+	/* a failing read fails the step with the source's message */
+	in2.text = &src;
+	f.gets = 0;
+	f.fail_at = 77;
+	f.opened = f.closed = 0;
+	lb_error_init(&err);
+	assert_int_equal(relate_candidates(&in2, &o, &c2, &err), -1);
+	assert_non_null(strstr(err.msg, "fake: cannot read"));
+	assert_int_equal(f.opened, f.closed);
+	for (i = 0; i < N; i++) {
+		lb_doc_release(&docs[i]);
+		lb_doc_release(&bare[i]);
+	}
+	pthread_mutex_destroy(&f.mu);
 }
 
 /* Cross set with self links, multi-language grouping, shard rows. */
@@ -582,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
 		cmocka_unit_test(test_candidates_edges),
+		cmocka_unit_test(test_text_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
