@@ -9,6 +9,7 @@
 #define LINKBOT_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "linkbot/error.h"
 
 /* mkdir -p; mode 0755. */
@@ -18,6 +19,15 @@ int lb_mkdirs(const char *path, struct lb_error *err);
 int lb_mkdirs_parent(const char *path, struct lb_error *err);
 
 int lb_file_write_atomic(const char *path, const void *data, size_t len,
+			 struct lb_error *err);
+
+/*
+ * The same for a file too big to build in memory: fn writes it to f (a
+ * temporary file next to path), returning -1 on error; the file is synced
+ * and renamed onto path only if fn and every write succeeded.
+ */
+typedef int (*lb_file_writer_fn)(FILE *f, void *arg, struct lb_error *err);
+int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
 			 struct lb_error *err);
 
 /*

@@ -131,14 +131,15 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 		      struct lb_error *err);
 
 /*
- * Reads an export (or shard exports concatenated) back: m candidates per
- * source of in, in file order, sources and targets found by URL (URLs are
- * unique within a page list). Rows absent from the text stay padding. So
- * n jobs each exporting relate_shard_range() rows, concatenated, give the
- * unsharded candidates exactly. out is the caller's to release.
+ * Reads exports back, the files in order (shard exports in shard order),
+ * line by line: m candidates per source of in, in file order, sources and
+ * targets found by URL (URLs are unique within a page list). Rows absent
+ * from the files stay padding. So n jobs each exporting
+ * relate_shard_range() rows give the unsharded candidates exactly. Errors
+ * name the file and line. out is the caller's to release.
  */
-int relate_import_tsv(const char *text, const struct lb_relate_input *in,
-		      size_t m, struct lb_candidates *out,
-		      struct lb_error *err);
+int relate_import_tsv(const char *const *paths, size_t n_paths,
+		      const struct lb_relate_input *in, size_t m,
+		      struct lb_candidates *out, struct lb_error *err);
 
 #endif

@@ -186,3 +186,48 @@ char *lb_path_join(const char *a, const char *b)
 	memcpy(p + la + 1, b, lb + 1);
 	return p;
 }
+
+int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
+			 struct lb_error *err)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	FILE *f = NULL;
+	int rc = -1;
+
+	if (tmp == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+	if ((f = fopen(tmp, "we")) == NULL) {
+		lb_error_errno(err, LB_EIO, "cannot create '%s'", tmp);
+		goto out;
+	}
+	if (fn(f, arg, err) < 0)
+		goto out;
+	if (fflush(f) != 0 || ferror(f)) {
+		lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
+		goto out;
+	}
+	if (fsync(fileno(f)) < 0) {
+		lb_error_errno(err, LB_EIO, "cannot sync '%s'", tmp);
+		goto out;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		lb_error_errno(err, LB_EIO, "cannot close '%s'", tmp);
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, path) < 0) {
+		lb_error_errno(err, LB_EIO, "cannot rename '%s'", tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f != NULL)
+		fclose(f);
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include "linkbot/assign.h"
-#include "linkbot/buf.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
+#include "linkbot/render.h"
 #include "internal.h"
 
-#define LINKS_MAX_BYTES ((size_t)4 << 30)
 #define CANDIDATES_PER_SOURCE 32
 
 /* Language group ids: the primary subtag, lower-cased ("en-US" -> "en"). */
@@ -137,6 +136,29 @@ static long list_find(const struct page_list *l, size_t pi)
 	return -1;
 }
 
+struct prev_ctx {
+	const struct pages *pages;
+	const struct page_list *src, *tgt;
+	uint32_t *prev;
+	size_t l;
+};
+
+static int prev_visit(const struct lb_doc *doc,
+		      const struct lb_render_link *links, size_t n, void *arg)
+{
+	struct prev_ctx *c = arg;
+	long sp = pages_find(c->pages, doc->url), si, tp, ti;
+	size_t k, got = 0;
+
+	if (sp < 0 || (si = list_find(c->src, (size_t)sp)) < 0)
+		return 0;
+	for (k = 0; k < n && got < c->l; k++)
+		if ((tp = pages_find(c->pages, links[k].doc->url)) >= 0 &&
+		    (ti = list_find(c->tgt, (size_t)tp)) >= 0)
+			c->prev[(size_t)si * c->l + got++] = (uint32_t)ti;
+	return 0;
+}
+
 /*
  * The previous run's links (links.tsv as it still is) in today's indexes,
  * l per source, for the stability bonus. NULL when there is none.
@@ -146,76 +168,52 @@ static uint32_t *previous_links(const char *path, const struct pages *pages,
 				const struct page_list *tgt, size_t l,
 				struct lb_error *err)
 {
-	char *text = NULL, *line, *next;
-	uint32_t *prev = NULL;
-	size_t *count = NULL, i, len = 0;
+	struct prev_ctx c = { pages, src, tgt, NULL, l };
 	struct lb_error rerr;
+	size_t i;
 
-	lb_error_init(&rerr);
-	if (lb_file_read(path, LINKS_MAX_BYTES, &text, &len, &rerr) < 0)
-		return NULL;	/* first run, or unreadable: no bonus */
-	prev = malloc((src->n * l > 0 ? src->n * l : 1) * sizeof(*prev));
-	count = calloc(src->n ? src->n : 1, sizeof(*count));
-	if (prev == NULL || count == NULL) {
+	c.prev = malloc((src->n * l > 0 ? src->n * l : 1) * sizeof(*c.prev));
+	if (c.prev == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
-		free(prev);
-		prev = NULL;
-		goto out;
+		return NULL;
 	}
 	for (i = 0; i < src->n * l; i++)
-		prev[i] = LB_NO_TARGET;
-	for (line = text; line != NULL && *line != '\0'; line = next) {
-		char *tab1, *tab2;
-		long sp, tp, si, ti;
-
-		next = strchr(line, '\n');
-		if (next != NULL)
-			*next++ = '\0';
-		if (line[0] == '#' || (tab1 = strchr(line, '\t')) == NULL ||
-		    (tab2 = strchr(tab1 + 1, '\t')) == NULL)
-			continue;
-		*tab1 = *tab2 = '\0';
-		if ((sp = pages_find(pages, line)) < 0 ||
-		    (tp = pages_find(pages, tab1 + 1)) < 0 ||
-		    (si = list_find(src, (size_t)sp)) < 0 ||
-		    (ti = list_find(tgt, (size_t)tp)) < 0 ||
-		    count[si] >= l)
-			continue;
-		prev[(size_t)si * l + count[si]++] = (uint32_t)ti;
+		c.prev[i] = LB_NO_TARGET;
+	lb_error_init(&rerr);
+	/* first run, or unreadable: no bonus */
+	if (pipeline_read_links(path, pages, l, prev_visit,
+				&c, &rerr) != 0) {
+		free(c.prev);
+		return NULL;
 	}
-out:
-	free(count);
-	free(text);
-	return prev;
+	return c.prev;
 }
 
 /* The candidates in relate's export format (docs/relate.md), atomically. */
+struct export_ctx {
+	const struct lb_relate_input *in;
+	const struct lb_candidates *cand;
+	size_t row_begin;
+};
+
+static int export_writer(FILE *f, void *arg, struct lb_error *err)
+{
+	struct export_ctx *x = arg;
+
+	return relate_export_tsv(f, x->in, x->cand, x->row_begin, err);
+}
+
 static int write_export(const char *path, const struct lb_relate_input *in,
 			const struct lb_candidates *cand, size_t row_begin,
 			struct lb_error *err)
 {
-	char tmp[4200];
-	FILE *f;
-	int rc;
+	struct export_ctx x = { in, cand, row_begin };
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (lb_mkdirs_parent(path, err) < 0)
+	if (lb_mkdirs_parent(path, err) < 0 ||
+	    lb_file_write_stream(path, export_writer, &x, err) < 0)
 		return -1;
-	if ((f = fopen(tmp, "w")) == NULL)
-		return lb_error_errno(err, LB_EIO, "cannot create '%s'", tmp);
-	rc = relate_export_tsv(f, in, cand, row_begin, err);
-	if (fflush(f) != 0 || ferror(f)) {
-		rc = lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
-	}
-	if (fclose(f) != 0 && rc == 0)
-		rc = lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = lb_error_errno(err, LB_EIO, "cannot rename '%s'", tmp);
-	if (rc < 0)
-		unlink(tmp);
-	else
-		log_info("candidates written to '%s'", path);
-	return rc;
+	log_info("candidates written to '%s'", path);
+	return 0;
 }
 
 /* state/<client>/<id>/candidates.<i>-of-<n>.tsv */
@@ -236,27 +234,23 @@ static int import_shards(const struct link_job *job,
 			 const struct lb_relate_input *in, size_t m, unsigned n,
 			 struct lb_candidates *cand, struct lb_error *err)
 {
-	struct lb_buf all;
+	char (*path)[4200] = calloc(n ? n : 1, sizeof(*path));
+	const char **paths = calloc(n ? n : 1, sizeof(*paths));
 	unsigned i;
 	int rc = -1;
 
-	lb_buf_init(&all, LINKS_MAX_BYTES);
-	for (i = 0; i < n; i++) {
-		char path[4200], *text = NULL;
-		size_t len = 0;
-
-		shard_path(path, sizeof(path), job, i, n);
-		if (lb_file_read(path, LINKS_MAX_BYTES, &text, &len, err) < 0)
-			goto out;
-		rc = lb_buf_add(&all, text, len, err);
-		free(text);
-		if (rc < 0)
-			goto out;
-		rc = -1;
+	if (path == NULL || paths == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
 	}
-	rc = relate_import_tsv(all.data ? all.data : "", in, m, cand, err);
+	for (i = 0; i < n; i++) {
+		shard_path(path[i], sizeof(path[i]), job, i, n);
+		paths[i] = path[i];
+	}
+	rc = relate_import_tsv(paths, n, in, m, cand, err);
 out:
-	lb_buf_release(&all);
+	free(path);
+	free(paths);
 	return rc;
 }
 
@@ -280,6 +274,42 @@ void link_job_release(struct link_job *job)
 	job->links_path = NULL;
 }
 
+/* links.tsv: "source_url \t target_url \t type \t score", by source. */
+struct links_writer {
+	const struct page_list *src, *tgt;
+	const struct lb_assignment *asg;
+};
+
+static int links_writer(FILE *f, void *arg, struct lb_error *err)
+{
+	const struct links_writer *w = arg;
+	const struct lb_assignment *asg = w->asg;
+	size_t i, j;
+
+	(void)err;	/* write errors: the caller checks the stream */
+	fputs("# linkbot links: source_url\ttarget_url\ttype\tscore\n", f);
+	for (i = 0; i < asg->n_src; i++) {
+		const char *s = w->src->docs[i]->url;
+
+		if (!url_clean(s))
+			continue;
+		for (j = 0; j < asg->l; j++) {
+			const struct lb_link *lk = &asg->links[i * asg->l + j];
+
+			if (lk->target == LB_NO_TARGET)
+				break;
+			if (!url_clean(w->tgt->docs[lk->target]->url))
+				continue;
+			fprintf(f, "%s\t%s\t%s\t%.6f\n", s,
+				w->tgt->docs[lk->target]->url,
+				lk->type == LB_LINK_RANDOM ? "random" :
+							     "related",
+				lk->score);
+		}
+	}
+	return 0;
+}
+
 int pipeline_build(const struct link_job *job, const struct pages *pages,
 		   const struct lb_run_opts *opts, struct lb_error *err)
 {
@@ -296,14 +326,13 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
-	struct lb_buf out;
+	struct links_writer lw;
 	size_t i, j;
 	int rc = -1;
 
 	memset(&src, 0, sizeof(src));
 	memset(&tgt, 0, sizeof(tgt));
 	memset(&ap, 0, sizeof(ap));
-	lb_buf_init(&out, LINKS_MAX_BYTES);
 	if (pages_select(pages, &job->source, &src, err) < 0 ||
 	    pages_select(pages, &job->target, &tgt, err) < 0)
 		goto out;
@@ -414,34 +443,15 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 			  "for (too few source pages or links)",
 			  job->client_id, job->id, st.min_in, ap.min_in);
 
-	if (lb_buf_adds(&out, "# linkbot links: source_url\ttarget_url\t"
-			      "type\tscore\n", err) < 0)
-		goto out;
-	for (i = 0; i < asg.n_src; i++) {
-		if (!url_clean(src.docs[i]->url))
-			continue;
-		for (j = 0; j < asg.l; j++) {
-			const struct lb_link *lk = &asg.links[i * asg.l + j];
-			if (lk->target == LB_NO_TARGET)
-				break;
-			if (!url_clean(tgt.docs[lk->target]->url))
-				continue;
-			if (lb_buf_printf(&out, err, "%s\t%s\t%s\t%.6f\n",
-					  src.docs[i]->url,
-					  tgt.docs[lk->target]->url,
-					  lk->type == LB_LINK_RANDOM ?
-						  "random" : "related",
-					  lk->score) < 0)
-				goto out;
-		}
-	}
+	lw.src = &src;
+	lw.tgt = &tgt;
+	lw.asg = &asg;
 	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
-	    lb_file_write_atomic(job->links_path, out.data, out.len, err) < 0)
+	    lb_file_write_stream(job->links_path, links_writer, &lw, err) < 0)
 		goto out;
 	rc = 0;
 out:
 	log_stage("build");
-	lb_buf_release(&out);
 	free((void *)ap.prev);
 	free(embed_cache);
 	lb_assignment_release(&asg);

@@ -2,14 +2,14 @@
  * links.c - reading back links.tsv, the record between build and publish:
  * "source_url \t target_url \t type \t score" lines, grouped by source.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
-#include "linkbot/fsutil.h"
 #include "linkbot/render.h"
 #include "internal.h"
-
-#define LINKS_MAX_BYTES ((size_t)4 << 30)
 
 /* Splits a line in place into its 4 tab-separated fields. */
 static int split_line(char *line, char *f[4])
@@ -32,53 +32,64 @@ int pipeline_read_links(const char *path, const struct pages *pages,
 			struct lb_error *err)
 {
 	struct lb_render_link *links = NULL;
-	struct lb_error rerr;
 	const struct lb_doc *cur = NULL;
-	char *text = NULL, *line, *next, *cur_url = NULL;
-	size_t n = 0, len = 0;
+	char *line = NULL, *cur_url = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+	FILE *f;
 	int rc = -1;
 
-	lb_error_init(&rerr);
-	if (lb_file_read(path, LINKS_MAX_BYTES, &text, &len, &rerr) < 0) {
-		if (rerr.code == LB_ENOTFOUND)
+	/* Line by line: a million pages' links need not sit in memory. */
+	f = fopen(path, "r");
+	if (f == NULL) {
+		if (errno == ENOENT)
 			return 1;
-		return lb_error_set(err, rerr.code, "%s", rerr.msg);
+		return lb_error_errno(err, LB_EIO, "%s", path);
 	}
 	links = calloc(max_links + 1, sizeof(*links));
 	if (links == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (line = text; line != NULL && *line != '\0'; line = next) {
-		char *f[4];
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		char *fl[4];
 		long si, ti;
 
-		next = strchr(line, '\n');
-		if (next != NULL)
-			*next++ = '\0';
-		if (line[0] == '#' || split_line(line, f) < 0)
+		if (got > 0 && line[got - 1] == '\n')
+			line[got - 1] = '\0';
+		if (line[0] == '#' || split_line(line, fl) < 0)
 			continue;
-		if (cur_url == NULL || strcmp(cur_url, f[0]) != 0) {
+		if (cur_url == NULL || strcmp(cur_url, fl[0]) != 0) {
 			if (cur != NULL && fn(cur, links, n, arg) < 0)
 				goto out;
 			n = 0;
-			cur_url = f[0];
-			si = pages_find(pages, f[0]);
+			free(cur_url);
+			if ((cur_url = strdup(fl[0])) == NULL) {
+				lb_error_set(err, LB_ENOMEM, "out of memory");
+				goto out;
+			}
+			si = pages_find(pages, fl[0]);
 			cur = si >= 0 ? &pages->rec[si].doc : NULL;
 		}
-		ti = pages_find(pages, f[1]);
+		ti = pages_find(pages, fl[1]);
 		if (cur == NULL || ti < 0 || n >= max_links)
 			continue;
 		links[n].doc = &pages->rec[ti].doc;
-		links[n].type = strcmp(f[2], "random") == 0 ? LB_LINK_RANDOM :
-							       LB_LINK_RELATED;
+		links[n].type = strcmp(fl[2], "random") == 0 ? LB_LINK_RANDOM :
+								LB_LINK_RELATED;
 		n++;
+	}
+	if (ferror(f)) {
+		lb_error_errno(err, LB_EIO, "%s", path);
+		goto out;
 	}
 	if (cur != NULL && fn(cur, links, n, arg) < 0)
 		goto out;
 	rc = 0;
 out:
 	free(links);
-	free(text);
+	free(line);
+	free(cur_url);
+	fclose(f);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "linkbot/relate.h"
 
@@ -96,14 +97,72 @@ static long url_find(const struct url_ix *u, size_t n, const char *url)
 	return lo < n && strcmp(u[lo].url, url) == 0 ? (long)u[lo].ix : -1;
 }
 
-int relate_import_tsv(const char *text, const struct lb_relate_input *in,
-		      size_t m, struct lb_candidates *out,
-		      struct lb_error *err)
+/* One file's lines into out; fill[] counts each source's candidates. */
+static int import_file(const char *path, const struct url_ix *su,
+		       const struct url_ix *tu, const struct lb_relate_input *in,
+		       size_t m, uint32_t *fill, struct lb_candidates *out,
+		       struct lb_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t got;
+	int rc = -1;
+
+	if (f == NULL)
+		return lb_error_errno(err, LB_EIO, "%s", path);
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		char *t1, *t2, *ep;
+		long si, ti;
+		float score;
+
+		lineno++;
+		if (got > 0 && line[got - 1] == '\n')
+			line[--got] = '\0';
+		if (got == 0 || line[0] == '#')
+			continue;
+		t1 = strchr(line, '\t');
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (t2 == NULL) {
+			lb_error_set(err, LB_EPARSE,
+				     "%s line %zu: not 3 columns", path,
+				     lineno);
+			goto out;
+		}
+		*t1 = *t2 = '\0';
+		si = url_find(su, in->n_src, line);
+		ti = url_find(tu, in->n_tgt, t1 + 1);
+		score = strtof(t2 + 1, &ep);
+		if (si < 0 || ti < 0 || *ep != '\0') {
+			lb_error_set(err, LB_EPARSE,
+				     "%s line %zu: unknown page or bad score",
+				     path, lineno);
+			goto out;
+		}
+		if (fill[si] < m) {
+			out->target[(size_t)si * m + fill[si]] = (uint32_t)ti;
+			out->score[(size_t)si * m + fill[si]] = score;
+			fill[si]++;
+		}
+	}
+	if (ferror(f)) {
+		lb_error_errno(err, LB_EIO, "%s", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+int relate_import_tsv(const char *const *paths, size_t n_paths,
+		      const struct lb_relate_input *in, size_t m,
+		      struct lb_candidates *out, struct lb_error *err)
 {
 	struct url_ix *su = NULL, *tu = NULL;
 	uint32_t *fill = NULL;
-	const char *p = text;
-	size_t lineno = 0;
+	size_t i;
 	int rc = -1;
 
 	if (lb_candidates_init(out, in->n_src, m) == -1)
@@ -115,50 +174,9 @@ int relate_import_tsv(const char *text, const struct lb_relate_input *in,
 		lb_error_set(err, LB_ENOMEM, "candidates");
 		goto out;
 	}
-	while (*p) {
-		const char *end = strchr(p, '\n'), *t1, *t2;
-		char *s = NULL, *ep;
-		long si, ti;
-		float score;
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		lineno++;
-		if (len == 0 || *p == '#')
-			goto next;
-		s = strndup(p, len);
-		if (s == NULL) {
-			lb_error_set(err, LB_ENOMEM, "candidates");
+	for (i = 0; i < n_paths; i++)
+		if (import_file(paths[i], su, tu, in, m, fill, out, err) < 0)
 			goto out;
-		}
-		t1 = strchr(s, '\t');
-		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (t2 == NULL) {
-			lb_error_set(err, LB_EPARSE,
-				     "candidates line %zu: not 3 columns",
-				     lineno);
-			free(s);
-			goto out;
-		}
-		s[t1 - s] = s[t2 - s] = '\0';
-		si = url_find(su, in->n_src, s);
-		ti = url_find(tu, in->n_tgt, t1 + 1);
-		score = strtof(t2 + 1, &ep);
-		if (si < 0 || ti < 0 || *ep != '\0') {
-			lb_error_set(err, LB_EPARSE,
-				     "candidates line %zu: unknown page or "
-				     "bad score", lineno);
-			free(s);
-			goto out;
-		}
-		if (fill[si] < m) {
-			out->target[(size_t)si * m + fill[si]] = (uint32_t)ti;
-			out->score[(size_t)si * m + fill[si]] = score;
-			fill[si]++;
-		}
-		free(s);
-next:
-		p += len + (end != NULL);
-	}
 	rc = 0;
 out:
 	if (rc == -1)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -609,30 +610,59 @@ static void test_candidates_languages(void **state)
 	free(buf);
 	lb_candidates_release(&part);
 
-	/* shard jobs export their rows; the files concatenated read back
-	 * as the unsharded candidates, bit for bit */
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	for (i = 0; i < 3; i++) {
-		struct lb_relate_opts so = { .m = 4 };
+	/* shard jobs export their rows to files of their own; the files
+	 * read back in order give the unsharded candidates, bit for bit */
+	{
+		char dir[] = "/tmp/linkbot-test-export.XXXXXX";
+		char path[3][64], bad[64];
+		const char *paths[3];
 
-		relate_shard_range(NS, (unsigned)i, 3, &so.row_begin,
-				   &so.row_end);
-		assert_int_equal(relate_candidates(&in, &so, &part, &err), 0);
-		assert_int_equal(relate_export_tsv(f, &in, &part, so.row_begin,
+		assert_non_null(mkdtemp(dir));
+		for (i = 0; i < 3; i++) {
+			struct lb_relate_opts so = { .m = 4 };
+
+			snprintf(path[i], sizeof(path[i]), "%s/%zu.tsv", dir, i);
+			paths[i] = path[i];
+			f = fopen(path[i], "w");
+			assert_non_null(f);
+			relate_shard_range(NS, (unsigned)i, 3, &so.row_begin,
+					   &so.row_end);
+			assert_int_equal(relate_candidates(&in, &so, &part,
+							   &err), 0);
+			assert_int_equal(relate_export_tsv(f, &in, &part,
+							   so.row_begin, &err),
+					 0);
+			fclose(f);
+			lb_candidates_release(&part);
+		}
+		assert_int_equal(relate_import_tsv(paths, 3, &in, 4, &part,
 						   &err), 0);
+		assert_int_equal(part.n_src, NS);
+		assert_memory_equal(part.target, c.target, NS * 4 * 4);
+		assert_memory_equal(part.score, c.score, NS * 4 * 4);
 		lb_candidates_release(&part);
+		/* a bad line names its file and line; a missing file fails */
+		snprintf(bad, sizeof(bad), "%s/bad.tsv", dir);
+		f = fopen(bad, "w");
+		assert_non_null(f);
+		fputs("# comment\nnowhere\tx\t1\n", f);
+		fclose(f);
+		paths[1] = bad;
+		lb_error_init(&err);
+		assert_int_equal(relate_import_tsv(paths, 3, &in, 4, &part,
+						   &err), -1);
+		assert_int_equal(err.code, LB_EPARSE);
+		assert_non_null(strstr(err.msg, "bad.tsv line 2"));
+		paths[1] = "/nonexistent/shard.tsv";
+		lb_error_init(&err);
+		assert_int_equal(relate_import_tsv(paths, 3, &in, 4, &part,
+						   &err), -1);
+		assert_int_equal(err.code, LB_EIO);
+		for (i = 0; i < 3; i++)
+			unlink(path[i]);
+		unlink(bad);
+		rmdir(dir);
 	}
-	fclose(f);
-	assert_int_equal(relate_import_tsv(buf, &in, 4, &part, &err), 0);
-	assert_int_equal(part.n_src, NS);
-	assert_memory_equal(part.target, c.target, NS * 4 * 4);
-	assert_memory_equal(part.score, c.score, NS * 4 * 4);
-	lb_candidates_release(&part);
-	assert_int_equal(relate_import_tsv("nowhere\tx\t1\n", &in, 4, &part,
-					   &err), -1);
-	assert_int_equal(err.code, LB_EPARSE);
-	free(buf);
 	lb_candidates_release(&c);
 	for (i = 0; i < NT + NS; i++)
 		if (i < NT || i >= NT + 4)
