@@ -3,8 +3,9 @@
 #
 # The directory is copied to a private temporary directory and every
 # occurrence of the token __ORIGIN__ in its files (and in the include file)
-# is replaced by the server's own URL (http://127.0.0.1:PORT), so fixture
-# sites can use absolute URLs (inside *.gz files too). An optional include file holds server-level
+# is replaced by the server's own URL (http://127.0.0.1:PORT), and __PORT__
+# by its port (http://localhost:__PORT__ is the same server under another
+# host name), so fixture sites can use absolute URLs (inside *.gz files too). An optional include file holds server-level
 # nginx directives (locations, redirects, add_header, limit_rate, ...).
 #
 # As a library (bash):
@@ -42,19 +43,20 @@ origin__launch() {
 		chmod 755 "$work"
 		cp -r "$dir" "$work/htdocs" || return 1
 		chmod -R a+rX "$work/htdocs"
-		grep -rlZ __ORIGIN__ "$work/htdocs" 2>/dev/null |
-			xargs -0 -r sed -i "s#__ORIGIN__#$url#g"
+		grep -rlZE '__(ORIGIN|PORT)__' "$work/htdocs" 2>/dev/null |
+			xargs -0 -r sed -i "s#__ORIGIN__#$url#g; s#__PORT__#$port#g"
 		# gzipped fixtures (sitemap.xml.gz) get the token replaced too
 		local gz
 		while IFS= read -r -d '' gz; do
-			if gzip -dc "$gz" 2>/dev/null | grep -q __ORIGIN__; then
-				gzip -dc "$gz" | sed "s#__ORIGIN__#$url#g" |
+			if gzip -dc "$gz" 2>/dev/null | grep -qE '__(ORIGIN|PORT)__'; then
+				gzip -dc "$gz" | sed "s#__ORIGIN__#$url#g; s#__PORT__#$port#g" |
 					gzip -9n > "$gz.tmp" && mv "$gz.tmp" "$gz"
 			fi
 		done < <(find "$work/htdocs" -name '*.gz' -print0)
 		: > "$work/server.conf"
 		if [ -n "$inc" ]; then
-			sed "s#__ORIGIN__#$url#g" "$inc" > "$work/server.conf" || return 1
+			sed "s#__ORIGIN__#$url#g; s#__PORT__#$port#g" "$inc" \
+				> "$work/server.conf" || return 1
 		fi
 		cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
