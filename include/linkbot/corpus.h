@@ -85,6 +85,7 @@ struct lb_url_state {
 	char *etag;
 	char *last_modified;
 	char *lastmod;
+	char *canonical;	/* the page's URL when live */
 	int64_t fetched_at;	/* last 200 or 304 */
 	int64_t tried_at;	/* last attempt, whatever it gave */
 };

@@ -66,6 +66,9 @@ struct lb_doc {
 #undef LB_DOC_LIST_MEMBER
 	char *text;		/* plain text, UTF-8, white space normalised */
 	int noindex;		/* robots meta said noindex for us */
+	char *unavailable_after;	/* date of a robots meta unavailable_after
+				 * directive for us (as written), or NULL;
+				 * crawl/ compares it with the crawl time */
 	enum lb_source src[LB_F__COUNT];	/* provenance, for inspect */
 };
 

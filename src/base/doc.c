@@ -32,6 +32,7 @@ void lb_doc_release(struct lb_doc *doc)
 	LB_DOC_LIST_FIELDS(LB_DOC_FREE_LIST)
 #undef LB_DOC_FREE_LIST
 	free(doc->text);
+	free(doc->unavailable_after);
 	lb_doc_init(doc);
 }
 

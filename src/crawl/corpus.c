@@ -52,7 +52,7 @@ static const char *const sql[S__COUNT] = {
 	[S_FORGET] = "DELETE FROM url WHERE url = ?1",
 	[S_STATE] =
 	"SELECT doc IS NOT NULL, status, final_url, etag, last_modified,"
-	" lastmod, fetched_at, tried_at FROM url WHERE url = ?1",
+	" lastmod, fetched_at, tried_at, canonical FROM url WHERE url = ?1",
 	[S_URLS] = "SELECT url, doc IS NOT NULL FROM url ORDER BY url",
 	[S_PAGES] =
 	"SELECT canonical, doc, sets FROM url WHERE doc IS NOT NULL"
@@ -334,6 +334,7 @@ int corpus_get_state(struct lb_corpus *c, const char *url,
 		st->lastmod = col_dup(s, 5);
 		st->fetched_at = sqlite3_column_int64(s, 6);
 		st->tried_at = sqlite3_column_int64(s, 7);
+		st->canonical = col_dup(s, 8);
 	} else if (rc != SQLITE_DONE) {
 		sqlite3_reset(s);
 		return db_error(c, err, "cannot read a page");
@@ -348,6 +349,7 @@ void corpus_state_release(struct lb_url_state *st)
 	free(st->etag);
 	free(st->last_modified);
 	free(st->lastmod);
+	free(st->canonical);
 	memset(st, 0, sizeof(*st));
 }
 

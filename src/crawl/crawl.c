@@ -65,6 +65,7 @@ struct job {
 	const struct lb_urlset *filter;	/* sitemap index pattern */
 	int depth;			/* sitemap nesting */
 	int was_live;
+	char *canonical;		/* the stored page's, when live */
 	char *cond_url;			/* the hop that gets If-None-Match */
 	char *etag, *last_modified;
 };
@@ -163,6 +164,7 @@ static void job_free(struct job *j)
 	free(j->lastmod);
 	lb_strlist_release(&j->chain);
 	free(j->cond_url);
+	free(j->canonical);
 	free(j->etag);
 	free(j->last_modified);
 	free(j);
@@ -242,9 +244,16 @@ static int cand_rehash(struct crawl *c)
 	return 0;
 }
 
-/* Sets of the client that both URLs belong to, as "a,b"; "" for none. */
+/*
+ * Sets of the client that the first and the last URL of a redirect chain
+ * and the page's canonical URL (NULL: not known yet) all belong to, as
+ * "a,b"; "" for none. The canonical URL is the URL a page is indexed and
+ * linked under (SPEC 1.7, 1.11), so it must be in the set's patterns too:
+ * a page whose canonical URL points outside a set (another section, another
+ * host) is not a page of that set.
+ */
 static int sets_of(const struct crawl *c, const char *first,
-		   const char *last, struct lb_buf *b)
+		   const char *last, const char *canon, struct lb_buf *b)
 {
 	size_t i;
 
@@ -253,7 +262,8 @@ static int sets_of(const struct crawl *c, const char *first,
 		return -1;
 	for (i = 0; i < c->cl->n_sets; i++) {
 		if (!urlset_match(c->sets[i], first) ||
-		    !urlset_match(c->sets[i], last))
+		    !urlset_match(c->sets[i], last) ||
+		    (canon != NULL && !urlset_match(c->sets[i], canon)))
 			continue;
 		if (b->len > 0 && lb_buf_addc(b, ',', c->err) < 0)
 			return -1;
@@ -660,9 +670,16 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 	}
 	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
 	    res->status >= 400 && res->status < 500 && res->status != 429) {
-		/* no robots.txt (RFC 9309: no rules): no sitemaps from it */
+		/* no robots.txt (RFC 9309: no rules): no sitemaps from it, and
+		 * if it is its host's, the host is open (no second fetch) */
+		size_t hi;
+		struct hostinfo *h;
 		log_info("source '%s' answered %d: no sitemaps listed",
 			  j->first, res->status);
+		if (strcmp(url_path_query(j->first), "/robots.txt") == 0 &&
+		    (h = host_of(c, j->first, &hi)) != NULL &&
+		    h->state == R_UNKNOWN)
+			h->state = R_READY;
 		req_drop(req);
 		return 0;
 	}
@@ -690,9 +707,11 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		for (i = 0; i < robots_sitemaps(rb)->n && rc == 0; i++)
 			rc = add_sitemap(c, robots_sitemaps(rb)->v[i], req->url,
 					 NULL, 0);
-		/* the host's robots.txt itself: no need to fetch it again */
-		if (strcmp(url_path_query(req->url), "/robots.txt") == 0 &&
-		    (h = host_of(c, req->url, &hi)) != NULL &&
+		/* the host's robots.txt itself: no need to fetch it again
+		 * (after redirects, its rules are the first host's: RFC 9309
+		 * 2.3.1.2) */
+		if (strcmp(url_path_query(j->first), "/robots.txt") == 0 &&
+		    (h = host_of(c, j->first, &hi)) != NULL &&
 		    h->state == R_UNKNOWN) {
 			h->robots = rb;
 			h->state = R_READY;
@@ -757,14 +776,14 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	lb_doc_init(&doc);
 	lb_error_init(&xerr);
 	lb_buf_init(&sets, 1 << 16);
-	if (sets_of(c, j->first, req->url, &sets) < 0)
+	if (sets_of(c, j->first, req->url, NULL, &sets) < 0)
 		goto out;
 	if (sets.len == 0) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "redirected out of the sets' patterns");
 		goto out;
 	}
-	if (xrobots_noindex(&res->xrobots)) {
+	if (xrobots_noindex(&res->xrobots, c->now)) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "noindex (X-Robots-Tag)");
 		goto out;
@@ -778,7 +797,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, xerr.msg);
 		goto out;
 	}
-	if (doc.noindex) {
+	if (doc.noindex || xrobots_expired(doc.unavailable_after, c->now)) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "noindex (robots meta tag)");
 		goto out;
@@ -790,6 +809,15 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	}
 	free(doc.url);
 	doc.url = canon;
+	if (sets_of(c, j->first, req->url, canon, &sets) < 0)
+		goto out;
+	if (sets.len == 0) {
+		char why[64 + 2048];
+		snprintf(why, sizeof(why), "canonical URL %.2048s is out of the "
+			 "sets' patterns", canon);
+		rc = page_exclude(c, j, res->status, req->url, why);
+		goto out;
+	}
 	memset(&meta, 0, sizeof(meta));
 	meta.url = j->first;
 	meta.final_url = req->url;
@@ -877,8 +905,15 @@ static int page_done(struct crawl *c, struct job *j, struct fetch_req *req,
 	}
 	if (res->status == 304) {
 		struct lb_buf sets;
+		/* a 304 carries the headers a 200 would (RFC 9110 15.4.5):
+		 * a page that became noindex by header alone says so here */
+		if (xrobots_noindex(&res->xrobots, c->now)) {
+			rc = page_exclude(c, j, 304, req->url,
+					  "noindex (X-Robots-Tag)");
+			goto drop;
+		}
 		lb_buf_init(&sets, 1 << 16);
-		if (sets_of(c, j->first, req->url, &sets) < 0) {
+		if (sets_of(c, j->first, req->url, j->canonical, &sets) < 0) {
 			lb_buf_release(&sets);
 			goto drop_err;
 		}
@@ -1071,7 +1106,7 @@ static int crawl_pages(struct crawl *c)
 		    c->now - st.fetched_at < LASTMOD_TRUST) {
 			/* unchanged per the sitemap: no fetch */
 			if (sets_of(c, k->url, st.final_url ? st.final_url :
-				    k->url, &sets) < 0 ||
+				    k->url, st.canonical, &sets) < 0 ||
 			    corpus_touch(c->corpus, k->url, sets.data, NULL,
 					 c->now, c->err) < 0) {
 				corpus_state_release(&st);
@@ -1096,6 +1131,10 @@ static int crawl_pages(struct crawl *c)
 		j = r->udata;
 		r->html_only = 1;
 		j->was_live = st.live;
+		if (st.live) {
+			j->canonical = st.canonical;
+			st.canonical = NULL;
+		}
 		if (k->lastmod && (j->lastmod = strdup(k->lastmod)) == NULL) {
 			corpus_state_release(&st);
 			req_drop(r);
@@ -1283,7 +1322,7 @@ static int one_done(void *arg, struct fetch_req *req, struct fetch_res *res)
 
 	o->status = res->status;
 	o->error = res->error;
-	o->xnoindex = xrobots_noindex(&res->xrobots);
+	o->xnoindex = xrobots_noindex(&res->xrobots, (int64_t)time(NULL));
 	snprintf(o->msg, sizeof(o->msg), "%s", res->msg);
 	o->redirect = res->redirect ? strdup(res->redirect) : NULL;
 	o->content_type = res->content_type ? strdup(res->content_type) : NULL;
@@ -1368,7 +1407,8 @@ int crawl_fetch_one(const struct lb_config *cfg, const char *url,
 		if (xrc < 0)
 			goto out;
 	}
-	if (o.xnoindex)
+	if (o.xnoindex ||
+	    xrobots_expired(doc->unavailable_after, (int64_t)time(NULL)))
 		doc->noindex = 1;
 	if (final_url != NULL) {
 		*final_url = cur;

@@ -37,10 +37,15 @@ const char *url_path_query(const char *url);
 
 /*
  * 1 if the X-Robots-Tag header values (one per header line) forbid
- * indexing: "noindex" or "none", alone or in comma lists, for every agent
- * or for a named one ("linkbot: noindex", "googlebot: none"), any case.
+ * indexing at `now`: "noindex" or "none", alone or in comma lists, for
+ * every agent or for a named one ("linkbot: noindex", "googlebot: none"),
+ * any case; or "unavailable_after: DATE" with DATE <= now.
  */
-int xrobots_noindex(const struct lb_strlist *values);
+int xrobots_noindex(const struct lb_strlist *values, int64_t now);
+
+/* 1 if the date of an unavailable_after directive (ISO 8601, RFC 822 or
+ * RFC 850) is not after now; 0 if later, NULL or unreadable. */
+int xrobots_expired(const char *date, int64_t now);
 
 /* ---- sitemap.c ---- */
 

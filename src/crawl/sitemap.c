@@ -137,6 +137,20 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 			     LB_SITEMAP_MAX_BYTES);
 		goto out;
 	}
+	{
+		/* white space before "<?xml" (a stray newline from a CMS
+		 * template, common in the wild) is a fatal error to libxml2;
+		 * skip it, with a UTF-8 BOM before it */
+		size_t k = len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+		size_t w = k;
+		while (w < len && (data[w] == ' ' || data[w] == '\t' ||
+				   data[w] == '\r' || data[w] == '\n'))
+			w++;
+		if (w > k && w < len && data[w] == '<') {
+			data += w;
+			len -= w;
+		}
+	}
 	r = xmlReaderForMemory(data, (int)len, NULL, NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR |
 				       XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);

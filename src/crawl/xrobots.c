@@ -9,10 +9,18 @@
  * meta tags that extract/ reads (SPEC 1.8: "crawler-specific meta tags such
  * as googlebot are also honored"), for "googlebot". Directives naming any
  * other crawler are that crawler's business.
+ *
+ * "unavailable_after: DATE" is a noindex from DATE on (Google's meaning:
+ * the page leaves the index then). Its date may itself hold a comma
+ * ("Friday, 01-Jan-2100 00:00:00 GMT"), so it is read before the value is
+ * split further. An unreadable date is ignored, as Google does.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <curl/curl.h>
 
 #include "crawl_int.h"
 
@@ -42,7 +50,132 @@ static int honoured(const char *a, size_t n)
 	       word_is(a, n, "*");
 }
 
-static int value_noindex(const char *v)
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int digits(const char *s, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+/* ISO 8601: YYYY-MM-DD[(T| )HH:MM[:SS[.frac]]][Z|(+|-)HH[:]MM]. */
+static int iso_date(const char *s, int64_t *t)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, oh, om, sign;
+
+	if (digits(s, 4, &y) < 0 || s[4] != '-' || digits(s + 5, 2, &mo) < 0 ||
+	    s[7] != '-' || digits(s + 8, 2, &d) < 0 || mo < 1 || mo > 12 ||
+	    d < 1 || d > 31)
+		return -1;
+	s += 10;
+	if ((*s == 'T' || *s == 't' || *s == ' ') && isdigit((unsigned char)s[1])) {
+		if (digits(s + 1, 2, &h) < 0 || s[3] != ':' ||
+		    digits(s + 4, 2, &mi) < 0)
+			return -1;
+		s += 6;
+		if (*s == ':') {
+			if (digits(s + 1, 2, &sec) < 0)
+				return -1;
+			s += 3;
+			if (*s == '.' || *s == ',')
+				for (s++; isdigit((unsigned char)*s); s++)
+					;
+		}
+	}
+	*t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		sign = *s == '-' ? -1 : 1;
+		if (digits(s + 1, 2, &oh) < 0)
+			return -1;
+		s += 3;
+		if (*s == ':')
+			s++;
+		if (digits(s, 2, &om) < 0)
+			om = 0;
+		else
+			s += 2;
+		*t -= sign * (oh * 3600 + om * 60);
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	return *s == '\0' ? 0 : -1;
+}
+
+/* One date: ISO 8601, else the HTTP/RFC 822/RFC 850 forms curl reads. */
+static int parse_date(const char *s, size_t n, int64_t *t)
+{
+	char buf[128];
+	time_t c;
+
+	while (n > 0 && isspace((unsigned char)*s))
+		s++, n--;
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (iso_date(buf, t) == 0)
+		return 0;
+	if ((c = curl_getdate(buf, NULL)) == -1)
+		return -1;
+	*t = (int64_t)c;
+	return 0;
+}
+
+/*
+ * The date at s (the text after "unavailable_after:"), which runs to the end
+ * of the value or to one of its commas: the longest prefix that reads as a
+ * date wins. *used is its length (0 when none reads).
+ */
+static int after_date(const char *s, int64_t *t, size_t *used)
+{
+	size_t n = strlen(s);
+
+	for (;;) {
+		if (parse_date(s, n, t) == 0) {
+			*used = n;
+			return 0;
+		}
+		while (n > 0 && s[n - 1] != ',')
+			n--;
+		if (n == 0)
+			break;
+		n--;	/* before that comma */
+	}
+	*used = 0;
+	return -1;
+}
+
+int xrobots_expired(const char *date, int64_t now)
+{
+	int64_t t;
+	size_t used;
+
+	return date != NULL && after_date(date, &t, &used) == 0 && t <= now;
+}
+
+static int value_noindex(const char *v, int64_t now)
 {
 	const char *p = v;
 	int mine = 1;	/* the directives that follow apply to us */
@@ -58,6 +191,19 @@ static int value_noindex(const char *v)
 			const char *k = colon;
 			while (k > a && isspace((unsigned char)k[-1]))
 				k--;
+			if (word_is(a, (size_t)(k - a), "unavailable_after")) {
+				int64_t t;
+				size_t used;
+				/* the date may hold commas: read it whole */
+				if (after_date(colon + 1, &t, &used) == 0) {
+					if (mine && t <= now)
+						return 1;
+					e = colon + 1 + used;
+					e += strcspn(e, ",");
+				}
+				p = *e ? e + 1 : e;
+				continue;
+			}
 			if (!is_valued(a, (size_t)(k - a))) {
 				/* "agent: directive": a new scope */
 				mine = honoured(a, (size_t)(k - a));
@@ -74,12 +220,12 @@ static int value_noindex(const char *v)
 	return 0;
 }
 
-int xrobots_noindex(const struct lb_strlist *values)
+int xrobots_noindex(const struct lb_strlist *values, int64_t now)
 {
 	size_t i;
 
 	for (i = 0; i < values->n; i++)
-		if (value_noindex(values->v[i]))
+		if (value_noindex(values->v[i], now))
 			return 1;
 	return 0;
 }

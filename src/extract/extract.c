@@ -125,6 +125,7 @@ static void ctx_release(struct x_ctx *x)
 	for (s = 0; s < X_NSRC; s++)
 		free(x->text[s]);
 	free(x->base_own);
+	free(x->unavailable_after);
 }
 
 static char **doc_str(struct lb_doc *d, enum lb_doc_field f)
@@ -196,6 +197,8 @@ static int assemble(struct x_ctx *x, const char *page_url, struct lb_doc *doc)
 		doc->src[LB_F_read_time] = LB_SRC_DERIVED;
 	}
 	doc->noindex = x->noindex;
+	doc->unavailable_after = x->unavailable_after;
+	x->unavailable_after = NULL;
 	return oom ? x_oom(x) : 0;
 }
 

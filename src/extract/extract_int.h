@@ -47,6 +47,7 @@ struct x_ctx {
 	const char *base;	/* for relative URLs: <base href> or page URL */
 	char *base_own;
 	int noindex;
+	char *unavailable_after;	/* robots meta, first one for us */
 	struct lb_error *err;	/* the first error (only out of memory) */
 	int failed;
 };

@@ -501,6 +501,50 @@ static int robots_noindex(const char *content)
 	return has_token(buf, "noindex") || has_token(buf, "none");
 }
 
+/*
+ * The date of an "unavailable_after: DATE" directive in a robots meta
+ * content, as written (it runs to the end: the date may hold a comma);
+ * crawl/ reads it and compares it with the crawl time. NULL if none.
+ */
+static const char *robots_unavailable_after(const char *content)
+{
+	static const char key[] = "unavailable_after";
+	const char *p;
+
+	for (p = content; *p != '\0'; p++) {
+		if (strncasecmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		p += sizeof(key) - 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != ':')
+			return NULL;
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return *p != '\0' ? p : NULL;
+	}
+	return NULL;
+}
+
+/* robots, googlebot, linkbot: any case, white space around ignored. */
+static int robots_name(const char *key)
+{
+	static const char *const names[] = { "robots", "googlebot", "linkbot" };
+	size_t i, n;
+
+	while (*key == ' ' || *key == '\t' || *key == '\n' || *key == '\r')
+		key++;
+	n = strlen(key);
+	while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t' ||
+			 key[n - 1] == '\n' || key[n - 1] == '\r'))
+		n--;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && strncasecmp(key, names[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 static int is_one_of(const char *s, const char *const *l)
 {
 	for (; *l != NULL; l++)
@@ -548,7 +592,7 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 {
 	struct x_ctx *x = sc->x;
 	const char *key = attr(n, "property"), *c = attr(n, "content");
-	const char *name = attr(n, "name"), *ip;
+	const char *name = attr(n, "name"), *ip, *ua;
 
 	if (c == NULL)
 		return 0;
@@ -567,10 +611,13 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 			x_offer(x, LB_F_language, LB_SRC_META, c, (size_t)-1);
 		return 0;
 	}
-	if (strcasecmp(key, "robots") == 0 || strcasecmp(key, "googlebot") == 0 ||
-	    strcasecmp(key, "linkbot") == 0) {
+	if (robots_name(key)) {
 		if (robots_noindex(c))
 			x->noindex = 1;
+		if (x->unavailable_after == NULL &&
+		    (ua = robots_unavailable_after(c)) != NULL &&
+		    (x->unavailable_after = strdup(ua)) == NULL)
+			return x_oom(x);
 	} else if (strcasecmp(key, "og:title") == 0) {
 		x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (strcasecmp(key, "og:description") == 0) {

@@ -108,12 +108,18 @@ check "ok-a fetched once though listed four times" test "$(hits /blog/ok-a/)" -e
 check "r-500 is a failure, not an exclusion" \
 	grep -q "cannot fetch '.*/blog/status-500/': HTTP 500" "$WORK/run1.log"
 
-echo "== run 2: next day, with changes"
-sed -i 's#<url><loc>[^<]*/blog/ok-c/</loc>[^\n]*</url>##' "$ORIGIN_DIR/sm/posts-1.xml"
+echo "== run 2: next day, with changes; localhost's robots.txt answers 500"
+# ok-b deleted (its lastmod changes, so it is fetched: 404), ok-c unlisted
+# (kept this run: a source, localhost's robots.txt, cannot be read), a new
+# page, a canonical that moves, a 500 (kept), a header-only noindex (the
+# 304 carries it), a page now redirected out of the set
+sed -i 's#\(/blog/ok-b/</loc><lastmod>\)[^<]*#\12026-11-20#' "$ORIGIN_DIR/sm/posts-1.xml"
+sed -i 's#<url><loc>[^<]*/blog/ok-c/</loc>.*</url>##' "$ORIGIN_DIR/sm/posts-1.xml"
 sed -i "s#</urlset>#<url><loc>$ORIGIN_URL/blog/new-page/</loc></url>\n</urlset>#" \
 	"$ORIGIN_DIR/sm/posts-1.xml"
 rm -r "$ORIGIN_DIR/blog/ok-b"
 sed -i 's#canon-moves-a/#canon-moves-b/#' "$ORIGIN_DIR/blog/canon-moves/index.html"
+touch -d '+1 hour' "$ORIGIN_DIR/blog/canon-moves/index.html"	# a new ETag
 mkdir -p "$ORIGIN_DIR/flags"
 touch "$ORIGIN_DIR/flags/fail" "$ORIGIN_DIR/flags/noindex" \
 	"$ORIGIN_DIR/flags/later" "$ORIGIN_DIR/flags/alt-500"
@@ -128,12 +134,24 @@ indexed "$WORK/state" | LC_ALL=C sort > "$WORK/pages2.txt"
 check "run 2: exactly expected-run2.txt" \
 	diff -u "$D/expected-run2.txt" "$WORK/pages2.txt"
 check "run 2: unchanged lastmod, not requested" test "$(hits /blog/ok-a/)" -eq 0
+check "run 2: header-only noindex seen on a 304" \
+	test "$(hits /blog/becomes-noindex/ 304)" -eq 1
 for p in /news/n-ok/ /news/n-canon-host/ /hop/b/; do
 	check "run 2: localhost's robots.txt answers 500: $p not requested" \
 		test "$(hits "$p")" -eq 0
 done
 check "run 2: the unreachable host is said" \
 	grep -q "not crawling http://localhost:$ORIGIN_PORT this run" "$WORK/run2.log"
+
+echo "== run 3: the day after, localhost's robots.txt is back (404)"
+rm "$ORIGIN_DIR/flags/alt-500"
+"$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 2 * 86400)) > "$WORK/run3.log" 2>&1
+rc=$?
+sed 's/^/  | /' "$WORK/run3.log"
+check "run 3 exits 0" test $rc -eq 0
+indexed "$WORK/state" | LC_ALL=C sort > "$WORK/pages3.txt"
+check "run 3: exactly expected-run3.txt (ok-c, unlisted, removed now)" \
+	diff -u "$D/expected-run3.txt" "$WORK/pages3.txt"
 
 echo "== kill -9 during a polite run, then resume: same corpus as run 1"
 origin_stop	# a fresh copy of the site (on another port)

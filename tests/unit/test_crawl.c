@@ -74,7 +74,7 @@ static int xr(const char *a, const char *b)
 	v[1] = (char *)b;
 	l.v = v;
 	l.n = b ? 2 : 1;
-	return xrobots_noindex(&l);
+	return xrobots_noindex(&l, 1700000000);	/* 2023-11-14 */
 }
 
 static void test_xrobots(void **state)
@@ -96,7 +96,25 @@ static void test_xrobots(void **state)
 	assert_false(xr("noarchive, nosnippet", NULL));
 	assert_false(xr("index, follow", NULL));
 	assert_false(xr("max-snippet: 20, noimageindex", NULL));
-	assert_false(xr("unavailable_after: 25 Jun 2010 15:00:00 PST", NULL));
+	/* unavailable_after: noindex from its date on (ISO 8601, RFC 822,
+	 * RFC 850 with its comma), not before; unreadable dates ignored */
+	assert_true(xr("unavailable_after: 25 Jun 2010 15:00:00 PST", NULL));
+	assert_true(xr("unavailable_after: 2020-01-01", NULL));
+	assert_true(xr("UNAVAILABLE_AFTER:2023-11-14T22:13:19Z", NULL));
+	assert_false(xr("unavailable_after: 2023-11-14T22:13:21Z", NULL));
+	assert_true(xr("unavailable_after: 2023-11-14T23:13:19+01:00", NULL));
+	assert_false(xr("unavailable_after: 2023-11-14T22:13:19-01:00", NULL));
+	assert_true(xr("unavailable_after: Wednesday, 01-Jan-2020 11:59:59 "
+		       "GMT, nofollow", NULL));
+	assert_false(xr("unavailable_after: Friday, 01-Jan-2100 00:00:00 GMT",
+			NULL));
+	assert_false(xr("unavailable_after: Friday, 01-Jan-2100 00:00:00 "
+			"GMT, nofollow", NULL));
+	assert_true(xr("unavailable_after: Friday, 01-Jan-2100 00:00:00 "
+		       "GMT, noindex", NULL));
+	assert_false(xr("unavailable_after: someday", NULL));
+	assert_false(xr("otherbot: unavailable_after: 2020-01-01", NULL));
+	assert_true(xr("linkbot: unavailable_after: 2020-01-01", NULL));
 	assert_false(xr("all", "nofollow"));
 	/* another named crawler's directives are not ours; scopes follow
 	 * the agent name until the next one */
