@@ -13,7 +13,7 @@
  * "unavailable_after: DATE" is a noindex from DATE on (Google's meaning:
  * the page leaves the index then). Its date may itself hold a comma
  * ("Friday, 01-Jan-2100 00:00:00 GMT"), so it is read before the value is
- * split further. An unreadable date is ignored, as Google does.
+ * split further. An unreadable date is ignored (the page stays indexed).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -144,27 +144,28 @@ static int parse_date(const char *s, size_t n, int64_t *t)
 }
 
 /*
- * The date at s (the text after "unavailable_after:"), which runs to the end
- * of the value or to one of its commas: the longest prefix that reads as a
- * date wins. *used is its length (0 when none reads).
+ * The date at s (the text after "unavailable_after:"). It ends at the end of
+ * the value or at a comma that a digit does not follow: the comma of
+ * "Friday, 01-Jan-2100 ..." is the date's, the one of "..., noindex" ends
+ * it. *used is the length read.
  */
 static int after_date(const char *s, int64_t *t, size_t *used)
 {
-	size_t n = strlen(s);
+	const char *e = s;
 
 	for (;;) {
-		if (parse_date(s, n, t) == 0) {
-			*used = n;
-			return 0;
-		}
-		while (n > 0 && s[n - 1] != ',')
-			n--;
-		if (n == 0)
+		const char *k;
+		e += strcspn(e, ",");
+		if (*e == '\0')
 			break;
-		n--;	/* before that comma */
+		for (k = e + 1; *k == ' ' || *k == '\t'; k++)
+			;
+		if (!isdigit((unsigned char)*k))
+			break;
+		e = k;
 	}
-	*used = 0;
-	return -1;
+	*used = (size_t)(e - s);
+	return parse_date(s, *used, t);
 }
 
 int xrobots_expired(const char *date, int64_t now)
@@ -175,35 +176,42 @@ int xrobots_expired(const char *date, int64_t now)
 	return date != NULL && after_date(date, &t, &used) == 0 && t <= now;
 }
 
+/* If the directive at a is "unavailable_after:", its date's end, else NULL;
+ * *expired is 1 if the date is readable and not after now. */
+static const char *unavailable(const char *a, const char *b, int64_t now,
+			       int *expired)
+{
+	const char *colon = memchr(a, ':', (size_t)(b - a)), *k;
+	int64_t t;
+	size_t used;
+
+	if (colon == NULL)
+		return NULL;
+	for (k = colon; k > a && isspace((unsigned char)k[-1]); k--)
+		;
+	if (!word_is(a, (size_t)(k - a), "unavailable_after"))
+		return NULL;
+	*expired = after_date(colon + 1, &t, &used) == 0 && t <= now;
+	return colon + 1 + used;
+}
+
 static int value_noindex(const char *v, int64_t now)
 {
 	const char *p = v;
 	int mine = 1;	/* the directives that follow apply to us */
 
 	while (*p != '\0') {
-		const char *e = p + strcspn(p, ","), *a, *b, *colon;
+		const char *e = p + strcspn(p, ","), *a, *b, *colon, *ue;
+		int expired = 0;
 		for (a = p; a < e && isspace((unsigned char)*a); a++)
 			;
 		for (b = e; b > a && isspace((unsigned char)b[-1]); b--)
 			;
 		colon = memchr(a, ':', (size_t)(b - a));
-		if (colon != NULL) {
+		if (colon != NULL && unavailable(a, b, now, &expired) == NULL) {
 			const char *k = colon;
 			while (k > a && isspace((unsigned char)k[-1]))
 				k--;
-			if (word_is(a, (size_t)(k - a), "unavailable_after")) {
-				int64_t t;
-				size_t used;
-				/* the date may hold commas: read it whole */
-				if (after_date(colon + 1, &t, &used) == 0) {
-					if (mine && t <= now)
-						return 1;
-					e = colon + 1 + used;
-					e += strcspn(e, ",");
-				}
-				p = *e ? e + 1 : e;
-				continue;
-			}
 			if (!is_valued(a, (size_t)(k - a))) {
 				/* "agent: directive": a new scope */
 				mine = honoured(a, (size_t)(k - a));
@@ -212,9 +220,15 @@ static int value_noindex(const char *v, int64_t now)
 					;
 			}
 		}
-		if (mine && (word_is(a, (size_t)(b - a), "noindex") ||
-			     word_is(a, (size_t)(b - a), "none")))
+		/* the date of unavailable_after may hold commas: read whole */
+		if ((ue = unavailable(a, b, now, &expired)) != NULL) {
+			if (mine && expired)
+				return 1;
+			e = ue;
+		} else if (mine && (word_is(a, (size_t)(b - a), "noindex") ||
+				    word_is(a, (size_t)(b - a), "none"))) {
 			return 1;
+		}
 		p = *e ? e + 1 : e;
 	}
 	return 0;

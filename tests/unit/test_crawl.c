@@ -180,6 +180,19 @@ static void test_sitemap(void **state)
 	assert_int_equal(parse("<html><body/></html>", 20, &g, &err), -1);
 	assert_int_equal(err.code, LB_EPARSE);
 	assert_int_equal(parse("<urlset><url><loc>x", 19, &g, &err), -1);
+	/* blank lines (after a BOM, or without one) before the XML
+	 * declaration: libxml2 alone refuses the document */
+	{
+		static const char ws[] = "\n\r\n  <?xml version=\"1.0\"?>"
+			"<urlset><url><loc>http://h/ws</loc></url></urlset>";
+		static const char bomws[] = "\xEF\xBB\xBF\n<?xml version="
+			"\"1.0\"?><urlset><url><loc>http://h/bom</loc></url>"
+			"</urlset>";
+		assert_int_equal(parse(ws, strlen(ws), &g, &err), 0);
+		assert_string_equal(g.buf, "http://h/ws|-\n");
+		assert_int_equal(parse(bomws, strlen(bomws), &g, &err), 0);
+		assert_string_equal(g.buf, "http://h/bom|-\n");
+	}
 }
 
 static void test_sitemap_gzip(void **state)

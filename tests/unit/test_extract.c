@@ -290,6 +290,51 @@ static void test_demo_site(void **state)
 	assert_int_equal(with_body, 108);	/* no articleBody: 200 - 92 */
 }
 
+/* Robots meta tags: names any case with white space around; the date of
+ * unavailable_after is handed to crawl/ as written (commas included). */
+static void test_robots_meta(void **state)
+{
+	static const struct {
+		const char *head;
+		int noindex;
+		const char *after;
+	} cases[] = {
+		{ "<meta name=\" ROBOTS \" content=\"NoIndex\">", 1, NULL },
+		{ "<meta name=\"LinkBot\" content=\"none\">", 1, NULL },
+		{ "<meta name=\"otherbot\" content=\"noindex\">", 0, NULL },
+		{ "<meta name=\"robots\" content=\"nofollow, "
+		  "unavailable_after: Wednesday, 01-Jan-2020 11:59:59 GMT\">",
+		  0, "Wednesday, 01-Jan-2020 11:59:59 GMT" },
+		{ "<meta name=\"googlebot\" content=\"UNAVAILABLE_AFTER :"
+		  "2020-01-01\">", 0, "2020-01-01" },
+		{ "<meta name=\"otherbot\" content=\"unavailable_after: "
+		  "2020-01-01\">", 0, NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lb_doc doc;
+		struct lb_error err;
+		char html[512];
+
+		lb_error_init(&err);
+		lb_doc_init(&doc);
+		snprintf(html, sizeof(html), "<html><head>%s</head><body><h1>t"
+			 "</h1></body></html>", cases[i].head);
+		assert_int_equal(extract_html(html, strlen(html), "http://h/a",
+					      NULL, &doc, &err), 0);
+		if (doc.noindex != cases[i].noindex)
+			fail_msg("%s: noindex %d", cases[i].head, doc.noindex);
+		if (cases[i].after == NULL)
+			assert_null(doc.unavailable_after);
+		else
+			assert_string_equal(doc.unavailable_after,
+					    cases[i].after);
+		lb_doc_release(&doc);
+	}
+}
+
 /* The demo site's crawl rules that the extractor decides. */
 static void test_demo_rules(void **state)
 {
@@ -702,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_demo_site),
 		cmocka_unit_test(test_demo_rules),
+		cmocka_unit_test(test_robots_meta),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_languages),
 		cmocka_unit_test(test_urls),
