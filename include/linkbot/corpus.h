@@ -99,6 +99,14 @@ int corpus_foreach_url(struct lb_corpus *c, corpus_url_fn fn, void *arg,
 		       struct lb_error *err);
 
 /*
+ * Live pages indexed under a canonical URL that was itself crawled and is
+ * not indexable (noindex, 4xx, a failed redirect, out of the sets): one
+ * "url<TAB>canonical<TAB>status" line each, appended to out (the caller's).
+ */
+int corpus_dead_canonicals(struct lb_corpus *c, struct lb_strlist *out,
+			   struct lb_error *err);
+
+/*
  * Runs. corpus_run_begin() decides what the crawl at `now` does:
  *   *skip = 1: a crawl already finished on this UTC day and !force;
  *   otherwise *cutoff is the time from which URLs count as done in this run

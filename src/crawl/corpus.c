@@ -374,6 +374,53 @@ int corpus_get_meta(struct lb_corpus *c, const char *url, char **etag,
 	return 0;
 }
 
+int corpus_dead_canonicals(struct lb_corpus *c, struct lb_strlist *out,
+			   struct lb_error *err)
+{
+	/* b: the row of the URL that a's canonical names, when that URL was
+	 * crawled and is not indexable: noindex or out of the sets (200), a
+	 * redirect that went wrong (3xx), gone or refused (4xx but 429).
+	 * Failures (5xx, network) and robots.txt refusals (0) prove nothing. */
+	static const char q[] =
+		"SELECT a.url, a.canonical, b.status FROM url a"
+		" JOIN url b ON b.url = a.canonical"
+		" WHERE a.doc IS NOT NULL AND a.url != a.canonical"
+		" AND b.doc IS NULL AND b.tried_at > 0"
+		" AND (b.status = 200 OR (b.status >= 300 AND b.status < 500"
+		" AND b.status != 429 AND b.status != 304))"
+		" ORDER BY a.url";
+	sqlite3_stmt *s = NULL;
+	struct lb_buf line;
+	int r, rc = -1;
+
+	lb_buf_init(&line, 3 * 8192);
+	if (sqlite3_prepare_v2(c->db, q, -1, &s, NULL) != SQLITE_OK)
+		return db_error(c, err, "cannot check canonical URLs");
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		char st[16];
+		lb_buf_reset(&line);
+		snprintf(st, sizeof(st), "%d", sqlite3_column_int(s, 2));
+		if (lb_buf_adds(&line, (const char *)sqlite3_column_text(s, 0),
+				err) < 0 ||
+		    lb_buf_addc(&line, '\t', err) < 0 ||
+		    lb_buf_adds(&line, (const char *)sqlite3_column_text(s, 1),
+				err) < 0 ||
+		    lb_buf_addc(&line, '\t', err) < 0 ||
+		    lb_buf_adds(&line, st, err) < 0 ||
+		    lb_strlist_add(out, line.data, err) < 0)
+			goto out;
+	}
+	if (r != SQLITE_DONE) {
+		db_error(c, err, "cannot check canonical URLs");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(s);
+	lb_buf_release(&line);
+	return rc;
+}
+
 int corpus_foreach_url(struct lb_corpus *c, corpus_url_fn fn, void *arg,
 		       struct lb_error *err)
 {

@@ -493,7 +493,15 @@ static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			return fetcher_add(c->f, req, 1, c->err);
 		}
 	}
-	if (res->error == FE_OK && res->status >= 200 && res->status < 300) {
+	if (res->error == FE_OK && res->status >= 300 && res->status < 400) {
+		/* more than 5 redirects, or one that leads nowhere: RFC 9309
+		 * 2.3.1.2 lets the crawler take robots.txt as unavailable,
+		 * which is 2.3.1.3's "no restrictions" */
+		log_info("%s: robots.txt redirects too often or nowhere: "
+			 "no restrictions", h->origin);
+		h->state = R_READY;
+	} else if (res->error == FE_OK && res->status >= 200 &&
+		   res->status < 300) {
 		if (robots_parse(res->body.data ? res->body.data : "",
 				 res->body.len, "LinkBot", &h->robots,
 				 c->err) < 0) {
@@ -669,9 +677,11 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		}
 	}
 	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
-	    res->status >= 400 && res->status < 500 && res->status != 429) {
-		/* no robots.txt (RFC 9309: no rules): no sitemaps from it, and
-		 * if it is its host's, the host is open (no second fetch) */
+	    ((res->status >= 400 && res->status < 500 && res->status != 429) ||
+	     (res->status >= 300 && res->status < 400))) {
+		/* no robots.txt (RFC 9309: no rules; too many redirects count
+		 * as none too): no sitemaps from it, and if it is its host's,
+		 * the host is open (no second fetch) */
 		size_t hi;
 		struct hostinfo *h;
 		log_info("source '%s' answered %d: no sitemaps listed",
@@ -1178,6 +1188,43 @@ out:
 	return rc;
 }
 
+/*
+ * A page whose canonical URL names another crawled URL that turned out not
+ * to be indexable (noindex, 404, redirected away...) is not indexed either:
+ * its canonical URL says it is that page, and that page's owner excluded it
+ * (SPEC 1.8: such pages are neither sources nor targets), or it is gone, so
+ * a link to it would be dead. Checked once the pages are done, whatever the
+ * order they came in; the page is fetched again next run.
+ */
+static int drop_dead_canonicals(struct crawl *c)
+{
+	struct lb_strlist dead = { 0 };
+	size_t i;
+	int rc = -1;
+
+	if (corpus_dead_canonicals(c->corpus, &dead, c->err) < 0)
+		goto out;
+	for (i = 0; i < dead.n; i++) {
+		char *url = dead.v[i], *canon, *status;
+		if ((canon = strchr(url, '\t')) == NULL ||
+		    (status = strchr(canon + 1, '\t')) == NULL)
+			continue;
+		*canon++ = '\0';
+		*status++ = '\0';
+		log_info("%s: excluded: its canonical URL %s is not indexable "
+			 "(%s)", url, canon, strcmp(status, "200") == 0 ?
+			 "noindex or out of the sets" : status);
+		c->st->excluded++;
+		if (corpus_exclude(c->corpus, url, atoi(status), c->now,
+				   c->err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	lb_strlist_release(&dead);
+	return rc;
+}
+
 static int forget_gone(const char *url, int live, void *arg)
 {
 	struct crawl *c = arg;
@@ -1267,7 +1314,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		c.cutoff = opts->force ? INT64_MAX :
 					 c.now - c.now % 86400;
 		if (read_urls_file(&c, opts->urls_file) < 0 ||
-		    crawl_pages(&c) < 0)
+		    crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
 			goto out;
 		rc = 0;
 		goto out;
@@ -1286,7 +1333,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
 		 "the sets", client->id, stats->urls_seen, c.sitemaps,
 		 c.n_cand);
-	if (crawl_pages(&c) < 0)
+	if (crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
 		goto out;
 	if (c.sources_ok) {
 		if (corpus_foreach_url(corpus, forget_gone, &c, err) < 0)

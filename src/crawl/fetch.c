@@ -583,6 +583,9 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME, &x->res.seconds);
 	x->res.status = (int)status;
+	if (x->req->html_only && status == 200 && m->data.result == CURLE_OK &&
+	    x->res.body.len == 0 && !is_html_type(x->res.content_type))
+		x->wrong_type = 1;	/* an empty body never reached on_body() */
 	if (x->refused) {
 		x->res.error = FE_REFUSED;
 		x->res.status = 0;

@@ -143,14 +143,18 @@ done
 check "run 2: the unreachable host is said" \
 	grep -q "not crawling http://localhost:$ORIGIN_PORT this run" "$WORK/run2.log"
 
-echo "== run 3: the day after, localhost's robots.txt is back (404)"
+echo "== run 3: the day after, localhost's robots.txt redirects 6 times"
+# RFC 9309: after 5 redirects robots.txt is "unavailable": no restrictions
 rm "$ORIGIN_DIR/flags/alt-500"
+touch "$ORIGIN_DIR/flags/alt-redirect"
+sed -i "s#</urlset>#<url><loc>http://localhost:$ORIGIN_PORT/news/n-new/</loc></url>\n</urlset>#" \
+	"$ORIGIN_DIR/sm/posts-1.xml"
 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 2 * 86400)) > "$WORK/run3.log" 2>&1
 rc=$?
 sed 's/^/  | /' "$WORK/run3.log"
 check "run 3 exits 0" test $rc -eq 0
 indexed "$WORK/state" | LC_ALL=C sort > "$WORK/pages3.txt"
-check "run 3: exactly expected-run3.txt (ok-c, unlisted, removed now)" \
+check "run 3: exactly expected-run3.txt (ok-c, unlisted, removed now; n-new)" \
 	diff -u "$D/expected-run3.txt" "$WORK/pages3.txt"
 
 echo "== kill -9 during a polite run, then resume: same corpus as run 1"

@@ -59,7 +59,7 @@ for p in ["/blog/ok-a/", "/blog/ok-b/", "/blog/ok-c/", "/blog/ws-loc/",
           "/news/n-ok/", "/news/n-h1/", "/news/n-target/", "/news/n-redir-end/",
           "/elsewhere/x/", "/about/", "/archive/c-out/",
           "/blog/status-500/", "/blog/forbidden/", "/blog/empty-type/",
-          "/blog/json/", "/blog/text/"]:
+          "/blog/json/", "/blog/text/", "/news/n-new/"]:
     at(p)
 write("/blog/y.php", page("php page"))
 
@@ -80,6 +80,9 @@ at("/blog/c-news/", canon("__ORIGIN__/news/c-news/"))          # other set
 at("/news/n-canon-host/", canon("__ORIGIN__/news/n-target/"))  # news: any host
 at("/blog/r-canon-end/", canon("/blog/canon-main/"))
 at("/blog/canon-moves/", canon("/blog/canon-moves-a/"))
+# canonical URL crawled and not indexable: the page is not indexed either
+at("/blog/c-to-noindex/", canon("/blog/m-upper/"))
+at("/blog/c-to-404/", canon("/blog/gone-404/"))
 
 # ---- noindex: robots meta tags (SPEC 1.8) ----
 meta = {
@@ -189,9 +192,10 @@ posts2 = urlset([f"{O}/blog/gz-ext/", f"{O}/blog/c-dup-1/",
                  f"{O}/blog/c-upper/", f"{O}/blog/c-body/",
                  f"{O}/blog/c-multi/", f"{O}/blog/c-empty/",
                  f"{O}/blog/c-out/", f"{O}/blog/c-host/",
-                 f"{O}/blog/c-news/"])
+                 f"{O}/blog/c-news/", f"{O}/blog/c-to-noindex/",
+                 f"{O}/blog/c-to-404/"])
 with open(os.path.join(ROOT, "sm", "posts-2.xml.gz"), "wb") as f:
-    f.write(gzip.compress(posts2.encode(), 9))
+    f.write(gzip.compress(posts2.encode(), 9, mtime=0))
 
 # posts-3: gzip in transit (server.conf), no namespace at all; redirects,
 # statuses, noindex forms, robots rules, types
@@ -211,7 +215,7 @@ posts3 = urlset([f"{O}/blog/{s}/" for s in redirects] +
                  f"{O}/guides/a/print", f"{O}/guides/b/print/",
                  f"{O}/guides/intro", f"{O}/blog/draft-1/",
                  f"{O}/blog/json/", f"{O}/blog/text/", f"{O}/blog/pdf.pdf",
-                 f"{O}/blog/empty-type/"],
+                 f"{O}/blog/empty-type/", f"{O}/blog/empty-json/"],
                 head="", ns="")
 write("/sm/posts-3.xml", posts3)
 
@@ -245,3 +249,6 @@ write("/html/map/index.html", """<!DOCTYPE html>
 </ul></body></html>
 """)
 write("/blog/pdf.pdf", "%PDF-1.4 not really\n")
+# localhost's robots.txt once flags/alt-redirect exists: 6 redirects, then
+# a file that would disallow everything (RFC 9309: after 5, "unavailable")
+write("/robots-r/7", "User-agent: *\nDisallow: /\n")
