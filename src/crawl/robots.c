@@ -240,30 +240,39 @@ void robots_free(struct lb_robots *r)
 	free(r);
 }
 
-/* 1 if pattern p (with '*' and a final '$') matches a prefix of s. */
+/*
+ * 1 if pattern p (with '*' and a final '$') matches a prefix of s.
+ * Greedy, going back only to the last '*' seen: O(len(p) * len(s)) at
+ * worst, where trying every split at every '*' is exponential (a robots.txt
+ * line like "Disallow: /", then "*a" ten times, then "b", would stall the
+ * crawl).
+ */
 static int rule_match(const char *p, const char *s)
 {
+	size_t pl = strlen(p), i = 0, star = (size_t)-1;
+	const char *star_s = NULL;
+	int anchored = pl > 0 && p[pl - 1] == '$';
+
+	if (anchored)
+		pl--;
 	for (;;) {
-		if (*p == '\0')
-			return 1;
-		if (*p == '$' && p[1] == '\0')
-			return *s == '\0';
-		if (*p == '*') {
-			while (*p == '*')
-				p++;
-			if (*p == '\0')
+		if (i == pl) {
+			if (!anchored || *s == '\0')
 				return 1;
-			for (;; s++) {
-				if (rule_match(p, s))
-					return 1;
-				if (*s == '\0')
-					return 0;
-			}
+		} else if (p[i] == '*') {
+			star = i++;
+			star_s = s;
+			continue;
+		} else if (*s != '\0' && p[i] == *s) {
+			i++;
+			s++;
+			continue;
 		}
-		if (*p != *s)
+		/* mismatch: let the last '*' take one more character */
+		if (star == (size_t)-1 || *star_s == '\0')
 			return 0;
-		p++;
-		s++;
+		s = ++star_s;
+		i = star + 1;
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -114,6 +115,32 @@ static void test_wildcards(void **state)
 	assert_false(allowed(txt, "/fish/ok/no"));
 	/* query strings take part */
 	assert_false(allowed("User-agent: *\nDisallow: /a?b\n", "/a?b=1"));
+	/* '*' backtracking, '$' only at the end, '$' elsewhere literal */
+	assert_false(allowed("User-agent: *\nDisallow: /*b*c$\n", "/abxbc"));
+	assert_true(allowed("User-agent: *\nDisallow: /*b*c$\n", "/abxbcd"));
+	assert_false(allowed("User-agent: *\nDisallow: /a$b\n", "/a$bc"));
+	assert_true(allowed("User-agent: *\nDisallow: /a$b\n", "/a"));
+	assert_false(allowed("User-agent: *\nDisallow: /**x\n", "/yyx"));
+	assert_false(allowed("User-agent: *\nDisallow: *\n", "/"));
+}
+
+/* A pattern with many '*' against a long path: linear, not exponential
+ * (the old matcher tried every split and took hours here). */
+static void test_wildcards_fast(void **state)
+{
+	char txt[128], path[2100];
+	time_t t0 = time(NULL);
+
+	(void)state;
+	snprintf(txt, sizeof(txt), "User-agent: *\nDisallow: /%s\n",
+		 "*a*a*a*a*a*a*a*a*a*a*a*a*b");
+	path[0] = '/';
+	memset(path + 1, 'a', 2000);
+	path[2001] = '\0';
+	assert_true(allowed(txt, path));
+	path[2000] = 'b';
+	assert_false(allowed(txt, path));
+	assert_true(time(NULL) - t0 < 5);
 }
 
 static void test_syntax(void **state)
@@ -183,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_longest_match),
 		cmocka_unit_test(test_wildcards),
+		cmocka_unit_test(test_wildcards_fast),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_sitemaps),
 		cmocka_unit_test(test_size_limit),
