@@ -17,8 +17,9 @@
  * lists any more are deleted; then the run is marked finished.
  *
  * Outcome of a page: 200 + HTML + not noindex (meta or X-Robots-Tag) + first
- * and last URL of its redirect chain in a common set = indexed under its
- * canonical URL; 304 or an unchanged lastmod = kept; 3xx = next hop (every
+ * and last URL of its redirect chain and its canonical URL in a common set =
+ * indexed under its canonical URL (unless that URL was crawled too and is
+ * not indexable: checked once all pages are done); 304 or an unchanged lastmod = kept; 3xx = next hop (every
  * hop checked against robots.txt and the address guard; bounded; loops
  * detected); 4xx, noindex, out of the sets, refused, too big, not HTML =
  * excluded (tombstone, removed if it was live); 5xx, 429 after retries,
