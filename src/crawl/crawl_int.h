@@ -57,7 +57,8 @@ typedef int (*sitemap_fn)(void *arg, int is_index, const char *loc,
 
 /*
  * Parses an XML <urlset> or <sitemapindex> (gzipped or not), calling fn per
- * <loc>. A document with a DOCTYPE is refused (no entities, ever); nothing
+ * <loc>; a document that does not start with markup is read as a text
+ * sitemap (one URL a line). A document with a DOCTYPE is refused (no entities, ever); nothing
  * is loaded from the network. fn returning -1 stops with that error.
  */
 int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,

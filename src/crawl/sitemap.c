@@ -8,6 +8,7 @@
  * local name, so sitemaps without the sitemaps.org namespace work too.
  */
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/HTMLparser.h>
 #include <libxml/parserInternals.h>
@@ -115,6 +116,44 @@ static char *trimmed(xmlChar *s)
 	return p;
 }
 
+/*
+ * A text sitemap (sitemaps.org): one absolute URL a line, UTF-8. Lines that
+ * are not http(s) URLs are skipped; a document with none is not a sitemap
+ * (an error page served as text, say).
+ */
+static int parse_text(const char *data, size_t len, sitemap_fn fn, void *arg,
+		      struct lb_error *err)
+{
+	const char *p = data, *end = data + len;
+	char line[4100];
+	int found = 0;
+
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p)), *a = p, *b;
+		if (e == NULL)
+			e = end;
+		b = e;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+			b--;
+		if ((size_t)(b - a) < sizeof(line) &&
+		    ((b - a > 7 && strncasecmp(a, "http://", 7) == 0) ||
+		     (b - a > 8 && strncasecmp(a, "https://", 8) == 0))) {
+			memcpy(line, a, (size_t)(b - a));
+			line[b - a] = '\0';
+			found = 1;
+			if (fn(arg, 0, line, NULL) < 0)
+				return -1;
+		}
+		p = e + 1;
+	}
+	if (!found)
+		return lb_error_set(err, LB_EPARSE, "not a sitemap: neither XML "
+				    "nor a list of URLs");
+	return 0;
+}
+
 int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 		      struct lb_error *err)
 {
@@ -149,6 +188,10 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 		if (w > k && w < len && data[w] == '<') {
 			data += w;
 			len -= w;
+		} else if (w < len && data[w] != '<') {
+			/* not markup: a text sitemap (sitemaps.org) */
+			rc = parse_text(data + w, len - w, fn, arg, err);
+			goto out;
 		}
 	}
 	r = xmlReaderForMemory(data, (int)len, NULL, NULL,

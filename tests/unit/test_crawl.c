@@ -193,6 +193,16 @@ static void test_sitemap(void **state)
 		assert_int_equal(parse(bomws, strlen(bomws), &g, &err), 0);
 		assert_string_equal(g.buf, "http://h/bom|-\n");
 	}
+	/* text sitemaps: one URL a line, other lines skipped */
+	{
+		static const char txt[] = "\xEF\xBB\xBFhttp://h/t1\r\n"
+			"  https://h/t2  \n# not a URL\n\nftp://h/x\nhttp://h/t3";
+		assert_int_equal(parse(txt, strlen(txt), &g, &err), 0);
+		assert_string_equal(g.buf, "http://h/t1|-\nhttps://h/t2|-\n"
+					   "http://h/t3|-\n");
+		assert_int_equal(parse("Not Found\n", 10, &g, &err), -1);
+		assert_int_equal(err.code, LB_EPARSE);
+	}
 }
 
 static void test_sitemap_gzip(void **state)

@@ -46,7 +46,7 @@ for p in ["/blog/ok-a/", "/blog/ok-b/", "/blog/ok-c/", "/blog/ws-loc/",
           "/blog/cdata/", "/blog/frag/", "/blog/upper-scheme/",
           "/blog/~tilde-ok/", "/blog/query/", "/blog/gz-ext/",
           "/blog/deep/", "/blog/only-in-pages/",
-          "/blog/ws-sitemap/", "/blog/from-robots/", "/blog/h-rel/",
+          "/blog/ws-sitemap/", "/blog/from-robots/", "/blog/from-text/", "/blog/h-rel/",
           "/blog/h-amp/", "/guides/h-guide/", "/guides/intro/",
           "/guides/a/print", "/guides/b/print/", "/blog/secret-x/",
           "/blog/secret-but-allowed/", "/blog/long-rule-allowed/",
@@ -129,6 +129,7 @@ Disallow: /blog/long-rule
 Disallow: /news/
 Disallow: /blog/q/?hide=1
 sitemap: /sm/from-robots.xml
+Sitemap: __ORIGIN__/sm/list.txt
 
 User-agent: LinkBot-Images
 Disallow: /blog/
@@ -231,6 +232,8 @@ write("/sm/pages-1.xml", urlset([f"{O}/blog/only-in-pages/", f"{O}/about/"]))
 write("/sm/ws.xml", "\n\n  " + urlset([f"{O}/blog/ws-sitemap/",
                                         f"{O}/blog/ok-a/"]))
 write("/sm/from-robots.xml", urlset([f"{O}/blog/from-robots/"]))
+# a text sitemap (sitemaps.org): one URL a line
+write("/sm/list.txt", f"{O}/blog/from-text/\r\n{O}/blog/ok-a/\r\n")
 
 write("/html/map/index.html", """<!DOCTYPE html>
 <html><head><title>Site map</title><base href="/blog/"></head><body>
