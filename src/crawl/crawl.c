@@ -1195,7 +1195,9 @@ out:
  * its canonical URL says it is that page, and that page's owner excluded it
  * (SPEC 1.8: such pages are neither sources nor targets), or it is gone, so
  * a link to it would be dead. Checked once the pages are done, whatever the
- * order they came in; the page is fetched again next run.
+ * order they came in, and only against URLs the sources list this run (the
+ * row of one they dropped is yesterday's news); the page is fetched again
+ * next run.
  */
 static int drop_dead_canonicals(struct crawl *c)
 {
@@ -1212,6 +1214,8 @@ static int drop_dead_canonicals(struct crawl *c)
 			continue;
 		*canon++ = '\0';
 		*status++ = '\0';
+		if (cand_find(c, canon) < 0)
+			continue;	/* not listed this run: its row is stale */
 		log_info("%s: excluded: its canonical URL %s is not indexable "
 			 "(%s)", url, canon, strcmp(status, "200") == 0 ?
 			 "noindex or out of the sets" : status);
