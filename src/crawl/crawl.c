@@ -732,6 +732,13 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		break;
 	}
 	case J_SRC_SITEMAP:
+		if (sitemap_looks_html(res->body.data, res->body.len)) {
+			log_info("sitemap '%s' is an HTML page: its links are "
+				 "read as an HTML sitemap's", req->url);
+			rc = read_html_sitemap(c, req->url, res);
+			break;
+		}
+	xml:
 		if (sitemap_parse_xml(res->body.data, res->body.len,
 				      on_sitemap_entry, &s, &perr) < 0) {
 			if (c->err->code != LB_EOK) {
@@ -744,6 +751,11 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		}
 		break;
 	case J_SRC_HTML:
+		if (sitemap_looks_xml(res->body.data, res->body.len)) {
+			log_info("HTML sitemap '%s' is an XML sitemap: read as "
+				 "one", req->url);
+			goto xml;
+		}
 		rc = read_html_sitemap(c, req->url, res);
 		break;
 	default:

@@ -69,6 +69,12 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
 		       void *arg, char **base_href, struct lb_error *err);
 
+/* What a source's body is, whatever it was listed as: an HTML page (a
+ * doctype, <html>, <head> or <body> first), or an XML sitemap (gzip,
+ * "<?xml", <urlset> or <sitemapindex> first). */
+int sitemap_looks_html(const char *data, size_t len);
+int sitemap_looks_xml(const char *data, size_t len);
+
 /* gunzip with a cap (gzip bombs stop there); *out NUL-terminated. */
 int crawl_gunzip(const char *data, size_t len, size_t cap, char **out,
 		 size_t *out_len, struct lb_error *err);

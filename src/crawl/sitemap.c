@@ -116,6 +116,51 @@ static char *trimmed(xmlChar *s)
 	return p;
 }
 
+/* The start of data past a UTF-8 BOM and white space. */
+static const char *skip_bom_space(const char *data, size_t len, size_t *left)
+{
+	size_t k = len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+
+	while (k < len && (data[k] == ' ' || data[k] == '\t' ||
+			   data[k] == '\r' || data[k] == '\n'))
+		k++;
+	*left = len - k;
+	return data + k;
+}
+
+static int starts_ci(const char *p, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+
+	return n >= k && strncasecmp(p, w, k) == 0;
+}
+
+int sitemap_looks_html(const char *data, size_t len)
+{
+	size_t n;
+	const char *p;
+
+	if (data == NULL || crawl_is_gzip(data, len))
+		return 0;
+	p = skip_bom_space(data, len, &n);
+	return starts_ci(p, n, "<!doctype html") || starts_ci(p, n, "<html") ||
+	       starts_ci(p, n, "<head") || starts_ci(p, n, "<body");
+}
+
+int sitemap_looks_xml(const char *data, size_t len)
+{
+	size_t n;
+	const char *p;
+
+	if (data == NULL)
+		return 0;
+	if (crawl_is_gzip(data, len))
+		return 1;
+	p = skip_bom_space(data, len, &n);
+	return starts_ci(p, n, "<?xml") || starts_ci(p, n, "<urlset") ||
+	       starts_ci(p, n, "<sitemapindex");
+}
+
 /*
  * A text sitemap (sitemaps.org): one absolute URL a line, UTF-8. Lines that
  * are not http(s) URLs are skipped; a document with none is not a sitemap

@@ -36,6 +36,7 @@ clients:
         pattern: "*/sm/posts-*"
       - sitemap: $ORIGIN_URL/sm/ws.xml
       - html_sitemap: $ORIGIN_URL/html/map/
+      - html_sitemap: $ORIGIN_URL/sm/really-xml.xml
       - robots: $ORIGIN_URL/robots.txt
       - robots: $ALT/robots.txt
     sets:

@@ -193,6 +193,16 @@ static void test_sitemap(void **state)
 		assert_int_equal(parse(bomws, strlen(bomws), &g, &err), 0);
 		assert_string_equal(g.buf, "http://h/bom|-\n");
 	}
+	/* what a source is, whatever it was listed as */
+	assert_true(sitemap_looks_html("\xEF\xBB\xBF\n<!DOCTYPE html><p>", 19));
+	assert_true(sitemap_looks_html("  <HTML lang=en>", 16));
+	assert_false(sitemap_looks_html("<?xml version=\"1.0\"?><urlset/>", 31));
+	assert_false(sitemap_looks_html("\x1f\x8b\x08", 3));
+	assert_true(sitemap_looks_xml("\n<?xml version=\"1.0\"?>", 22));
+	assert_true(sitemap_looks_xml("<urlset/>", 9));
+	assert_true(sitemap_looks_xml("\x1f\x8b\x08", 3));
+	assert_false(sitemap_looks_xml("<!doctype html>", 15));
+	assert_false(sitemap_looks_xml("<html>", 6));
 	/* text sitemaps: one URL a line, other lines skipped */
 	{
 		static const char txt[] = "\xEF\xBB\xBFhttp://h/t1\r\n"

@@ -46,7 +46,8 @@ for p in ["/blog/ok-a/", "/blog/ok-b/", "/blog/ok-c/", "/blog/ws-loc/",
           "/blog/cdata/", "/blog/frag/", "/blog/upper-scheme/",
           "/blog/~tilde-ok/", "/blog/query/", "/blog/gz-ext/",
           "/blog/deep/", "/blog/only-in-pages/",
-          "/blog/ws-sitemap/", "/blog/from-robots/", "/blog/from-text/", "/blog/h-rel/",
+          "/blog/ws-sitemap/", "/blog/from-robots/", "/blog/from-text/", "/blog/from-sm-html/",
+          "/blog/from-really-xml/", "/blog/h-rel/",
           "/blog/h-amp/", "/guides/h-guide/", "/guides/intro/",
           "/guides/a/print", "/guides/b/print/", "/blog/secret-x/",
           "/blog/secret-but-allowed/", "/blog/long-rule-allowed/",
@@ -130,6 +131,7 @@ Disallow: /news/
 Disallow: /blog/q/?hide=1
 sitemap: /sm/from-robots.xml
 Sitemap: __ORIGIN__/sm/list.txt
+Sitemap: __ORIGIN__/sm/page.html
 
 User-agent: LinkBot-Images
 Disallow: /blog/
@@ -232,6 +234,10 @@ write("/sm/pages-1.xml", urlset([f"{O}/blog/only-in-pages/", f"{O}/about/"]))
 write("/sm/ws.xml", "\n\n  " + urlset([f"{O}/blog/ws-sitemap/",
                                         f"{O}/blog/ok-a/"]))
 write("/sm/from-robots.xml", urlset([f"{O}/blog/from-robots/"]))
+# a "sitemap" that is an HTML page: read as an HTML sitemap; an "HTML
+# sitemap" that is an XML sitemap: read as one
+write("/sm/page.html", page("sitemap page", body='<a href="/blog/from-sm-html/">x</a>'))
+write("/sm/really-xml.xml", urlset([f"{O}/blog/from-really-xml/"]))
 # a text sitemap (sitemaps.org): one URL a line
 write("/sm/list.txt", f"{O}/blog/from-text/\r\n{O}/blog/ok-a/\r\n")
 
