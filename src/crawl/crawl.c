@@ -19,9 +19,9 @@
  * Outcome of a page: 200 + HTML + not noindex (meta or X-Robots-Tag) + first
  * and last URL of its redirect chain and its canonical URL in a common set =
  * indexed under its canonical URL (unless that URL was crawled too and is
- * not indexable: checked once all pages are done); 304 or an unchanged lastmod = kept; 3xx = next hop (every
- * hop checked against robots.txt and the address guard; bounded; loops
- * detected); 4xx, noindex, out of the sets, refused, too big, not HTML =
+ * not indexable: checked once all pages are done); 304 or an unchanged
+ * lastmod = kept; 3xx = next hop (every hop checked against robots.txt and
+ * the address guard; bounded; loops detected); 4xx, noindex, out of the sets, refused, too big, not HTML =
  * excluded (tombstone, removed if it was live); 5xx, 429 after retries,
  * network errors, robots.txt unreachable = failed (the previous version
  * stays, retried next run). Each outcome is committed at once.
@@ -660,10 +660,26 @@ out:
 	return rc;
 }
 
+/* An XML (or text) sitemap or index; a bad one stops removals this run. */
+static int read_sitemap(struct crawl *c, struct src_ctx *s, const char *url,
+			const struct fetch_res *res)
+{
+	struct lb_error perr;
+
+	lb_error_init(&perr);
+	if (sitemap_parse_xml(res->body.data, res->body.len, on_sitemap_entry,
+			      s, &perr) < 0) {
+		if (c->err->code != LB_EOK)
+			return -1;
+		log_warnx("cannot parse sitemap '%s': %s", url, perr.msg);
+		c->sources_ok = 0;
+	}
+	return 0;
+}
+
 static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		       struct fetch_res *res)
 {
-	struct lb_error perr;
 	struct src_ctx s = { c, j, req->url };
 	int rc = 0;
 
@@ -704,7 +720,6 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		req_drop(req);
 		return 0;
 	}
-	lb_error_init(&perr);
 	switch (j->kind) {
 	case J_SRC_ROBOTS: {
 		struct lb_robots *rb = NULL;
@@ -732,31 +747,23 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		break;
 	}
 	case J_SRC_SITEMAP:
+		/* the content decides what a source is, not its listing */
 		if (sitemap_looks_html(res->body.data, res->body.len)) {
 			log_info("sitemap '%s' is an HTML page: its links are "
 				 "read as an HTML sitemap's", req->url);
 			rc = read_html_sitemap(c, req->url, res);
-			break;
-		}
-	xml:
-		if (sitemap_parse_xml(res->body.data, res->body.len,
-				      on_sitemap_entry, &s, &perr) < 0) {
-			if (c->err->code != LB_EOK) {
-				rc = -1;
-				break;
-			}
-			log_warnx("cannot parse sitemap '%s': %s", req->url,
-				  perr.msg);
-			c->sources_ok = 0;
+		} else {
+			rc = read_sitemap(c, &s, req->url, res);
 		}
 		break;
 	case J_SRC_HTML:
 		if (sitemap_looks_xml(res->body.data, res->body.len)) {
 			log_info("HTML sitemap '%s' is an XML sitemap: read as "
 				 "one", req->url);
-			goto xml;
+			rc = read_sitemap(c, &s, req->url, res);
+		} else {
+			rc = read_html_sitemap(c, req->url, res);
 		}
-		rc = read_html_sitemap(c, req->url, res);
 		break;
 	default:
 		break;
