@@ -94,6 +94,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1385,6 +1386,8 @@ static int init_flow(struct solver *S, int mark_greedy)
 	for (s = 0; s < S->ns; s++)
 		if (S->ls[s] > lmax)
 			lmax = S->ls[s];
+	if (S->hub && S->nt > lmax)
+		lmax = S->nt;
 	top = malloc((lmax + 1) * sizeof(uint32_t));
 	if (top == NULL)
 		return -1;
@@ -1456,7 +1459,6 @@ static int init_flow(struct solver *S, int mark_greedy)
 		else
 			S->p[s] = 0;
 	}
-	free(top);
 	if (S->hub)
 		for (g = 0; g < S->ng; g++) {
 			size_t rg = 0, ne = 0, b = S->gtoff[g], e = S->gtoff[g + 1];
@@ -1479,32 +1481,29 @@ static int init_flow(struct solver *S, int mark_greedy)
 					S->p[h] = lim;
 				continue;
 			}
-			/* to the targets at the top bonus, neediest first */
-			for (i = b; i < e && rg > 0; i++) {
-				uint32_t tt = S->gtgt[i];
+			/* to the targets at the top bonus, neediest first,
+			 * the rest uniformly among them */
+			for (i = b; i < e; i++)
+				if (S->p[tnode(S, S->gtgt[i])] == ph)
+					top[ne++] = S->gtgt[i];
+			for (i = 0; i < ne && rg > 0; i++) {
+				uint32_t tt = top[i];
 
-				if (S->p[tnode(S, tt)] != ph)
-					continue;
-				ne++;
 				while (S->in[tt] < dem(S, tt) && rg > 0) {
 					S->in[tt]++;
 					S->q[tt]++;
 					rg--;
 				}
 			}
-			for (i = b; i < e && rg > 0 && ne == 0; i++)
-				if (S->p[tnode(S, S->gtgt[i])] == ph)
-					ne++;
 			while (rg > 0 && ne > 0) {
-				uint32_t tt = S->gtgt[b + rng_below(&S->rng, e - b)];
+				uint32_t tt = top[rng_below(&S->rng, ne)];
 
-				if (S->p[tnode(S, tt)] != ph)
-					continue;
 				S->in[tt]++;
 				S->q[tt]++;
 				rg--;
 			}
 		}
+	free(top);
 	for (t = 0; t < S->nt; t++) {
 		uint32_t d = dem(S, (uint32_t)t);
 
@@ -1724,6 +1723,496 @@ out:
 	free(x);
 	free(cv);
 	free(needy);
+	return rc;
+}
+
+/*
+ * ---- cost scaling: near-optimal bonuses in few passes ----
+ *
+ * Goldberg's cost-scaling push-relabel, specialised to this network, run
+ * before the exact phases: it finds bonuses so close to the optimal dual
+ * that init_flow() leaves an imbalance the primal-dual phases remove in a
+ * handful of passes (each phase is O(n), so their number is what costs).
+ *
+ * epsilon-optimality: every residual arc has rc = c + p(u) - p(v) >= -eps.
+ * refine(eps) starts from init_flow() (0-optimal, imbalances at targets)
+ * and discharges every node with excess, first in first out:
+ *   push    along an admissible arc (rc < 0): a source takes a link, a
+ *           target gives one back, surplus goes to Y or the hub;
+ *   relabel p(u) = max over residual arcs (p(v) - c(u,v)) - eps, which
+ *           only ever lowers a potential.
+ * Hubs and Y reach their neighbours through the potential heaps (the
+ * targets with the highest potential first), a target its links through
+ * its used list, a source its M arcs. eps falls by CS_ALPHA a refine,
+ * from CS_EPS0 to 1 unit of cost; each restart keeps the targets'
+ * potentials as bonuses. Potentials fall by at most about n eps in a
+ * refine when a feasible flow exists; a refine that relabels more than
+ * CS_BUDGET times per node gives up (infeasible or pathological), and the
+ * caller falls back to the cost levels. Optimality is not claimed here:
+ * the exact phases and the certificate that follow decide it.
+ */
+#define CS_EPS0 ((int64_t)1 << 21)
+#define CS_ALPHA 8
+#define CS_BUDGET 64
+
+struct cs {
+	int64_t *ex;		/* excess per node */
+	uint32_t *ring;		/* FIFO of nodes with excess */
+	uint8_t *inq;
+	size_t head, n;
+	int64_t eps;
+	size_t relabels, limit;
+	int64_t *val;		/* scratch: values of residual units */
+	size_t nval, cval;
+	/* per target, a max-heap of its links by p(s) + c(s,t), in its
+	 * reverse-CSR segment; keys only fall (lazy: fixed at the top) */
+	int64_t *hk;
+	uint32_t *hp, *hn;
+};
+
+static void lh_up(int64_t *k, uint32_t *a, size_t i)
+{
+	int64_t key = k[i];
+	uint32_t v = a[i];
+
+	while (i > 0 && k[(i - 1) / 2] < key) {
+		k[i] = k[(i - 1) / 2];
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	k[i] = key;
+	a[i] = v;
+}
+
+static void lh_down(int64_t *k, uint32_t *a, size_t n, size_t i)
+{
+	int64_t key = k[i];
+	uint32_t v = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && k[c + 1] > k[c])
+			c++;
+		if (k[c] <= key)
+			break;
+		k[i] = k[c];
+		a[i] = a[c];
+		i = c;
+	}
+	k[i] = key;
+	a[i] = v;
+}
+
+/* Target t's link heap: add reverse position pos. */
+static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
+		   uint32_t pos)
+{
+	size_t b = S->roff[t], n = C->hn[t]++;
+
+	C->hk[b + n] = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+	C->hp[b + n] = pos;
+	lh_up(C->hk + b, C->hp + b, n);
+}
+
+/* Target t's link of highest value now (its key brought up to date), or
+ * NONE; *val gets the value. */
+static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
+		       int64_t *val)
+{
+	size_t b = S->roff[t];
+
+	while (C->hn[t] > 0) {
+		uint32_t pos = C->hp[b];
+		int64_t v = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+
+		if (v >= C->hk[b]) {
+			*val = v;
+			return pos;
+		}
+		C->hk[b] = v;
+		lh_down(C->hk + b, C->hp + b, C->hn[t], 0);
+	}
+	return NONE;
+}
+
+static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
+{
+	size_t b = S->roff[t], n = --C->hn[t];
+
+	if (n > 0) {
+		C->hk[b] = C->hk[b + n];
+		C->hp[b] = C->hp[b + n];
+		lh_down(C->hk + b, C->hp + b, n, 0);
+	}
+}
+
+/* Note n copies (at most `want`) of value v for the bulk relabel. */
+static int cs_note(struct cs *C, int64_t v, size_t n, size_t want)
+{
+	if (n > want)
+		n = want;
+	if (C->nval + n > C->cval) {
+		size_t nc = (C->nval + n) * 2 + 64;
+		int64_t *na = realloc(C->val, nc * sizeof(int64_t));
+
+		if (na == NULL)
+			return -1;
+		C->val = na;
+		C->cval = nc;
+	}
+	while (n-- > 0)
+		C->val[C->nval++] = v;
+	return 0;
+}
+
+/*
+ * Bulk relabel of u, which holds excess e after its admissible arcs are
+ * used: its residual units have the values noted in C->val (p(v) - c(u,v)
+ * per unit). p(u) = (the e-th largest value) - eps makes e units
+ * admissible at once and keeps every residual arc at rc >= -eps: the
+ * units above the e-th are fewer than e and are all pushed next. One
+ * relabel instead of one per eps step for a target with many links.
+ */
+static int cs_bulk_relabel(struct solver *S, struct cs *C, uint32_t u,
+			   size_t e)
+{
+	int64_t kth;
+
+	if (C->nval == 0)
+		return -1;
+	if (e > C->nval)
+		e = C->nval;
+	kth = select_kth(C->val, C->nval, C->nval - e);
+	S->p[u] = kth - C->eps;
+	C->relabels++;
+	if (u < S->ns + S->nt)
+		ph_update(S, u);
+	return 0;
+}
+
+static void cs_activate(struct solver *S, struct cs *C, uint32_t v)
+{
+	if (C->ex[v] > 0 && !C->inq[v]) {
+		C->inq[v] = 1;
+		C->ring[(C->head + C->n++) % S->nn] = v;
+	}
+}
+
+/* Move `amt` units along the residual arc u -> v (kinds as in apply_arc). */
+static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
+		    uint32_t via, uint32_t amt)
+{
+	uint32_t i;
+
+	if (via == VIA_Y || via == VIA_HUB_T || via == VIA_SRC_HUB) {
+		if (via == VIA_Y) {
+			uint32_t t = (u == S->y ? v : u) - (uint32_t)S->ns;
+
+			fy_add(S, t, u == S->y ? -(int)amt : (int)amt);
+			ph_update(S, u == S->y ? v : u);
+		} else if (via == VIA_HUB_T) {
+			uint32_t tn = is_hub(S, u) ? v : u;
+			int d = is_hub(S, u) ? (int)amt : -(int)amt;
+
+			S->q[tn - S->ns] = (uint32_t)((int64_t)S->q[tn - S->ns] + d);
+			in_add(S, tn - (uint32_t)S->ns, d);
+			ph_update(S, tn);
+		} else {
+			uint32_t s = is_src(S, u) ? u : v;
+
+			S->r[s] = is_src(S, u) ? S->r[s] + amt : S->r[s] - amt;
+			ph_update(S, s);
+		}
+	} else {
+		/* a candidate link: s -> t takes it, t -> s gives it back
+		 * (t's pop of its heap top is done by the caller) */
+		uint32_t t = S->tg[via];
+
+		S->fl[via] ^= 1;
+		in_add(S, t, (S->fl[via] & 1) ? +1 : -1);
+		if (S->fl[via] & 1)
+			lh_add(S, C, t, S->rpos[via]);
+		(void)i;
+	}
+	C->ex[u] -= amt;
+	C->ex[v] += amt;
+	cs_activate(S, C, v);
+}
+
+static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
+		       int64_t best)
+{
+	S->p[u] = best - C->eps;
+	C->relabels++;
+	if (u < S->ns + S->nt)
+		ph_update(S, u);
+}
+
+static int cs_discharge_src(struct solver *S, struct cs *C, uint32_t s)
+{
+	int hubok = S->hub && S->gs[s] != NONE;
+	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
+
+	while (C->ex[s] > 0) {
+		size_t i;
+
+		C->nval = 0;
+		for (i = S->off[s]; i < S->off[s + 1] && C->ex[s] > 0; i++) {
+			uint32_t v = tnode(S, S->tg[i]);
+
+			if (S->fl[i] & 1)
+				continue;
+			if (S->cost[i] + S->p[s] - S->p[v] < 0)
+				cs_move(S, C, s, v, (uint32_t)i, 1);
+			else if (cs_note(C, S->p[v] - S->cost[i], 1, 1) < 0)
+				return -2;
+		}
+		if (hubok && C->ex[s] > 0 && S->r[s] < S->ls[s]) {
+			uint32_t room = S->ls[s] - S->r[s];
+
+			if (S->cost_r + S->p[s] - S->p[h] < 0)
+				cs_move(S, C, s, h, VIA_SRC_HUB,
+					C->ex[s] < room ? (uint32_t)C->ex[s] : room);
+			else if (cs_note(C, S->p[h] - S->cost_r, room,
+					 (size_t)C->ex[s]) < 0)
+				return -2;
+		}
+		if (C->ex[s] == 0)
+			break;
+		if (cs_bulk_relabel(S, C, s, (size_t)C->ex[s]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
+{
+	uint32_t t = v - (uint32_t)S->ns;
+	uint32_t h = S->hub ? hnode(S, S->gt[t]) : NONE;
+
+	while (C->ex[v] > 0) {
+		int64_t best = INT64_MIN, hv;
+		uint32_t pos;
+
+		if (fty(S, t) < fty_cap(S, t)) {
+			uint32_t room = fty_cap(S, t) - fty(S, t);
+
+			if (S->p[v] - S->p[S->y] < 0) {
+				cs_move(S, C, v, S->y, VIA_Y,
+					C->ex[v] < room ? (uint32_t)C->ex[v] : room);
+				continue;
+			}
+			best = S->p[S->y];
+		}
+		if (S->hub && S->q[t] > 0) {
+			if (S->p[v] - S->p[h] < 0) {
+				cs_move(S, C, v, h, VIA_HUB_T,
+					C->ex[v] < S->q[t] ? (uint32_t)C->ex[v] : S->q[t]);
+				continue;
+			}
+			if (S->p[h] > best)
+				best = S->p[h];
+		}
+		pos = lh_top(S, C, t, &hv);
+		if (pos != NONE) {
+			if (S->p[v] < hv) {
+				lh_pop(S, C, t);
+				cs_move(S, C, v, S->rsrc[pos], S->rarc[pos], 1);
+				continue;
+			}
+			if (hv > best)
+				best = hv;
+		}
+		if (best == INT64_MIN)
+			return -1;
+		cs_relabel(S, C, v, best);
+	}
+	return 0;
+}
+
+static int cs_discharge_hub(struct solver *S, struct cs *C, uint32_t h)
+{
+	uint32_t g = h - (uint32_t)(S->ns + S->nt);
+	struct pheap *ht = &S->ph[5 * g + 2], *hs = &S->ph[5 * g + 3];
+
+	while (C->ex[h] > 0) {
+		int64_t best = INT64_MIN;
+
+		if (hs->n > 0) {
+			uint32_t s = hs->a[0];
+
+			if (-S->cost_r + S->p[h] - S->p[s] < 0) {
+				cs_move(S, C, h, s, VIA_SRC_HUB,
+					C->ex[h] < S->r[s] ? (uint32_t)C->ex[h] : S->r[s]);
+				continue;
+			}
+			best = S->p[s] + S->cost_r;
+		}
+		if (ht->n > 0) {
+			uint32_t v = ht->a[0];
+
+			if (S->p[h] - S->p[v] < 0) {
+				cs_move(S, C, h, v, VIA_HUB_T, (uint32_t)C->ex[h]);
+				continue;
+			}
+			if (S->p[v] > best)
+				best = S->p[v];
+		}
+		if (best == INT64_MIN)
+			return -1;
+		cs_relabel(S, C, h, best);
+	}
+	return 0;
+}
+
+static int cs_discharge_y(struct solver *S, struct cs *C)
+{
+	struct pheap *hy = &S->ph[5 * S->ng];
+
+	while (C->ex[S->y] > 0) {
+		uint32_t v;
+
+		if (hy->n == 0)
+			return -1;
+		v = hy->a[0];
+		if (S->p[S->y] - S->p[v] < 0) {
+			uint32_t f = S->fy[v - S->ns];
+
+			cs_move(S, C, S->y, v, VIA_Y,
+				C->ex[S->y] < f ? (uint32_t)C->ex[S->y] : f);
+			continue;
+		}
+		cs_relabel(S, C, S->y, S->p[v]);
+	}
+	return 0;
+}
+
+/* Excesses of the flow init_flow() makes from the current bonuses. */
+static void cs_bonuses(struct solver *S)
+{
+	size_t t;
+
+	for (t = 0; t < S->nt; t++) {
+		int64_t b = S->p[tnode(S, (uint32_t)t)] - S->p[S->y];
+
+		S->p[tnode(S, (uint32_t)t)] = b > 0 ? b : 0;
+	}
+	S->p[S->y] = 0;
+}
+
+static int cs_start(struct solver *S, struct cs *C)
+{
+	size_t t, g, i;
+	int64_t ey = 0;
+
+	cs_bonuses(S);
+	if (init_flow(S, 0) < 0)
+		return -1;
+	memset(C->ex, 0, S->nn * sizeof(int64_t));
+	for (t = 0; t < S->nt; t++) {
+		C->ex[tnode(S, (uint32_t)t)] = bal(S, (uint32_t)t);
+		ey -= C->ex[tnode(S, (uint32_t)t)];
+	}
+	for (g = 0; g < S->ng && S->hub; g++) {
+		int64_t e = 0;
+
+		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
+			e += S->r[S->gsrc[i]];
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			e -= S->q[S->gtgt[i]];
+		C->ex[hnode(S, (uint32_t)g)] = e;
+		ey -= e;
+	}
+	/* what is left: Y's balance (sources are balanced by init_flow) */
+	C->ex[S->y] = ey;
+	return 0;
+}
+
+/* One refine at C->eps: from init_flow() the first time, else restarted. */
+static int cs_refine(struct solver *S, struct cs *C)
+{
+	size_t v, i;
+
+	if (cs_start(S, C) < 0)
+		return -1;
+	memset(C->inq, 0, S->nn);
+	C->head = C->n = 0;
+	memset(C->hn, 0, S->nt * sizeof(uint32_t));
+	for (i = 0; i < S->na; i++)
+		if (S->fl[i] & 1)
+			lh_add(S, C, S->tg[i], S->rpos[i]);
+	for (v = 0; v < S->nn; v++)
+		cs_activate(S, C, (uint32_t)v);
+	C->limit = C->relabels + CS_BUDGET * S->nn;
+	while (C->n > 0) {
+		uint32_t u;
+		int r;
+
+		u = C->ring[C->head];
+		C->head = (C->head + 1) % S->nn;
+		C->n--;
+		C->inq[u] = 0;
+		if (is_src(S, u))
+			r = cs_discharge_src(S, C, u);
+		else if (is_tgt(S, u))
+			r = cs_discharge_tgt(S, C, u);
+		else if (u == S->y)
+			r = cs_discharge_y(S, C);
+		else
+			r = cs_discharge_hub(S, C, u);
+		if (r == -2)
+			return -1;
+		if (r < 0 || C->relabels > C->limit)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Bonuses by cost scaling (above). 0: S->p holds the bonuses for
+ * init_flow(); 1: gave up (S->p is then zeroed); -1: no memory.
+ */
+static int cost_scale(struct solver *S)
+{
+	struct cs C;
+	int rc = -1, r = 0;
+
+	memset(&C, 0, sizeof(C));
+	C.ex = malloc(S->nn * sizeof(int64_t));
+	C.ring = malloc(S->nn * sizeof(uint32_t));
+	C.inq = malloc(S->nn);
+	C.hk = malloc((S->na + 1) * sizeof(int64_t));
+	C.hp = malloc((S->na + 1) * sizeof(uint32_t));
+	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
+	if (!C.ex || !C.ring || !C.inq || !C.hk || !C.hp || !C.hn)
+		goto out;
+	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
+		if (C.eps < 1)
+			C.eps = 1;
+		r = cs_refine(S, &C);
+		log_debug("assign: refine at eps %lld: %s, %zu relabels",
+			  (long long)C.eps, r ? "gave up" : "done", C.relabels);
+		if (C.eps == 1)
+			break;
+	}
+	if (r < 0)
+		goto out;
+	if (r > 0)
+		memset(S->p, 0, S->nn * sizeof(int64_t));
+	else
+		cs_bonuses(S);
+	rc = r;
+out:
+	free(C.ex);
+	free(C.ring);
+	free(C.inq);
+	free(C.val);
+	free(C.hk);
+	free(C.hp);
+	free(C.hn);
 	return rc;
 }
 
@@ -2529,18 +3018,33 @@ static int solve(const struct lb_candidates *cand,
 	S.cost_r0 = S.cost_r;
 
 	/*
-	 * direct: plain top-L marks the greedy links; then the problem for
-	 * k_max is solved exactly at coarse costs first (ties let each
-	 * phase move many units), each level's bonuses warm-starting the
-	 * next finer one, the last level at full scale.
+	 * direct: plain top-L marks the greedy links; cost scaling finds
+	 * bonuses near the optimal dual and the primal-dual phases finish
+	 * exactly at full scale. Should cost scaling give up, the problem
+	 * for k_max is solved at coarse costs first (ties let each phase
+	 * move many units), each level's bonuses warm-starting the next
+	 * finer one, the last level at full scale.
 	 */
 	S.level = kmax;
 	if (init_flow(&S, 1) < 0) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
-	r = 0;
-	for (j = 0; j < sizeof(shifts) / sizeof(shifts[0]) && r == 0; j++) {
+	set_shift(&S, 0);
+	r = cost_scale(&S);
+	j = 0;
+	if (r == 0) {
+		j = sizeof(shifts) / sizeof(shifts[0]);
+		r = init_flow(&S, 0) < 0 ? -1 : resolve(&S);
+	} else if (r > 0) {
+		log_debug("assign: cost scaling gave up; cost levels");
+		r = 0;
+	}
+	if (r < 0) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (; j < sizeof(shifts) / sizeof(shifts[0]) && r == 0; j++) {
 		int64_t f = j ? (int64_t)1 << (shifts[j - 1] - shifts[j]) : 0;
 
 		for (t = 0; t < S.nt; t++) {
