@@ -46,7 +46,14 @@
  *   surplus where p(t) = 0 and 0 elsewhere (surplus stays at t as excess,
  *   so Y -> t has no residual capacity and p(t) > p(Y) is allowed). With
  *   all bonuses 0 this is plain top-L, recorded for the figures.
- * Phase 1, warm start (price_rounds): parallel reverse-auction rounds on
+ * Phase 1, cost scaling (cost_scale, its own notes below): Goldberg's
+ *   push-relabel with eps falling from 2^21 to 1 unit, restarted through
+ *   phase 0 at every eps, gives bonuses within a few units of the optimal
+ *   dual; phase 0 from them leaves only imbalances that tight arcs carry,
+ *   and phase 3 at full scale removes them in a few passes. Should it
+ *   give up (a relabel budget: k cannot hold, or a pathological
+ *   instance), the solve falls back to phases 1'-2 from zero bonuses.
+ * Phase 1', warm start (price_rounds): parallel reverse-auction rounds on
  *   the bonuses; a target short of d_t raises its bonus to win the
  *   sources it lacks (their weakest link is the price to beat), one with
  *   a bonus and a surplus lowers it; targets the candidates cannot fill
@@ -81,12 +88,13 @@
  * Costs are integers: round((score + bonus) * 2^24), so the optimum is
  * exact for scores rounded to 2^-24 (floats in [-1, 1] carry 24 bits).
  *
- * Complexity: building and phase 0 O(n M) (phase 0 once per round and
- * level); each primal-dual phase a Dijkstra over the part of the graph
- * nearest to the excess, O(m' log n). The number of phases is the weak
- * point: on the benchmark's tight instances (L = k) hundreds per level
- * (see bench/RESULTS.md); a cost-scaling push-relabel would bound it.
- * Memory: about 38 bytes per arc plus ~100 bytes per node.
+ * Complexity: building and phase 0 O(n M); cost scaling 8 refines of
+ * O(n M) plus 10-25 pushes and relabels per node each on the benchmark;
+ * each primal-dual phase a Dijkstra over the part of the graph nearest to
+ * the excess, O(m' log n), and after cost scaling only a few of them.
+ * Without cost scaling (the fallback) the number of phases is the weak
+ * point: hundreds per level on tight instances (L = k).
+ * Memory: about 50 bytes per arc plus ~120 bytes per node.
  *
  * Stability: links of the previous run get stability_bonus added to their
  * weight (a tie-breaker when small), and random links of the previous run
@@ -94,7 +102,6 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1734,40 +1741,103 @@ out:
  * that init_flow() leaves an imbalance the primal-dual phases remove in a
  * handful of passes (each phase is O(n), so their number is what costs).
  *
- * epsilon-optimality: every residual arc has rc = c + p(u) - p(v) >= -eps.
- * refine(eps) starts from init_flow() (0-optimal, imbalances at targets)
- * and discharges every node with excess, first in first out:
+ * eps-optimality: every residual arc has rc = c + p(u) - p(v) >= -eps.
+ * A refine at eps starts from init_flow() of the current bonuses (which
+ * is 0-optimal, with imbalances at targets and Y) and discharges every
+ * node with excess, first in first out:
  *   push    along an admissible arc (rc < 0): a source takes a link, a
  *           target gives one back, surplus goes to Y or the hub;
- *   relabel p(u) = max over residual arcs (p(v) - c(u,v)) - eps, which
- *           only ever lowers a potential.
- * Hubs and Y reach their neighbours through the potential heaps (the
- * targets with the highest potential first), a target its links through
- * its used list, a source its M arcs. eps falls by CS_ALPHA a refine,
- * from CS_EPS0 to 1 unit of cost; each restart keeps the targets'
- * potentials as bonuses. Potentials fall by at most about n eps in a
- * refine when a feasible flow exists; a refine that relabels more than
- * CS_BUDGET times per node gives up (infeasible or pathological), and the
- * caller falls back to the cost levels. Optimality is not claimed here:
- * the exact phases and the certificate that follow decide it.
+ *   relabel p(u) = (the e-th largest of p(v) - c(u,v) over u's residual
+ *           units) - eps for a node with excess e: e units become
+ *           admissible at once and every arc keeps rc >= -eps.
+ * Potentials only fall during a refine, which keeps the neighbour
+ * structures cheap: a target reaches its links through a max-heap by
+ * p(s) + c(s,t) whose keys are fixed lazily at the top; hubs and Y reach
+ * their targets (and a hub its sources) through lazy max-heaps by
+ * potential. eps falls by CS_ALPHA a refine from CS_EPS0 to one unit of
+ * cost; each restart keeps the targets' potentials as bonuses. A refine
+ * that relabels more than CS_BUDGET times per node gives up (k cannot
+ * hold, or a pathological instance) and the caller falls back to the
+ * cost levels. Nothing is claimed here: the exact phases and the
+ * certificate that follow decide optimality.
+ *
+ * Cost: each refine O(n M) for the restart plus the pushes and relabels
+ * (about 10-25 per node per refine on the benchmark), each O(M) for a
+ * source and O(log in_t) for a target.
  */
 #define CS_EPS0 ((int64_t)1 << 21)
 #define CS_ALPHA 8
 #define CS_BUDGET 64
 
+/* A max-heap of nodes by key, lazy: see above. */
+struct lazy {
+	struct heap_item *a;
+	size_t n, cap;
+};
+
+static int lz_push(struct lazy *h, int64_t key, uint32_t node)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 64;
+		struct heap_item *na = realloc(h->a, nc * sizeof(*na));
+
+		if (na == NULL)
+			return -1;
+		h->a = na;
+		h->cap = nc;
+	}
+	i = h->n++;
+	while (i > 0 && h->a[(i - 1) / 2].key < key) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i].key = key;
+	h->a[i].node = node;
+	return 0;
+}
+
+static void lz_pop(struct lazy *h)
+{
+	struct heap_item last = h->a[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1].key > h->a[c].key)
+			c++;
+		if (h->a[c].key <= last.key)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->a[i] = last;
+}
+
+#define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
+#define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
+
 struct cs {
 	int64_t *ex;		/* excess per node */
 	uint32_t *ring;		/* FIFO of nodes with excess */
-	uint8_t *inq;
+	uint8_t *inq, *mem;
 	size_t head, n;
 	int64_t eps;
 	size_t relabels, limit;
+	int oom;
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
-	/* per target, a max-heap of its links by p(s) + c(s,t), in its
-	 * reverse-CSR segment; keys only fall (lazy: fixed at the top) */
+	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
 	int64_t *hk;
 	uint32_t *hp, *hn;
+	/* per group: its targets, its sources with r > 0; Y: targets with
+	 * f_tY > 0; all by potential */
+	struct lazy *hubt, *hubs, ys;
 };
 
 static void lh_up(int64_t *k, uint32_t *a, size_t i)
@@ -1817,8 +1887,7 @@ static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
 	lh_up(C->hk + b, C->hp + b, n);
 }
 
-/* Target t's link of highest value now (its key brought up to date), or
- * NONE; *val gets the value. */
+/* Target t's link of highest value now, or NONE; *val gets the value. */
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 		       int64_t *val)
 {
@@ -1849,48 +1918,36 @@ static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 	}
 }
 
-/* Note n copies (at most `want`) of value v for the bulk relabel. */
-static int cs_note(struct cs *C, int64_t v, size_t n, size_t want)
+/* The valid top of a lazy heap of nodes by potential, or NONE: nodes that
+ * left the set (bit `bit` of mem cleared by the test) are dropped, stale
+ * keys renewed. */
+static uint32_t lz_top(const struct solver *S, struct cs *C, struct lazy *h,
+		       int bit)
 {
-	if (n > want)
-		n = want;
-	if (C->nval + n > C->cval) {
-		size_t nc = (C->nval + n) * 2 + 64;
-		int64_t *na = realloc(C->val, nc * sizeof(int64_t));
+	while (h->n > 0) {
+		uint32_t v = h->a[0].node;
+		int in = bit == CS_IN_HUB ? S->r[v] > 0 :
+			 bit == CS_IN_Y ? S->fy[v - S->ns] > 0 : 1;
 
-		if (na == NULL)
-			return -1;
-		C->val = na;
-		C->cval = nc;
+		if (in && h->a[0].key == S->p[v])
+			return v;
+		lz_pop(h);
+		if (!in)
+			C->mem[v] &= (uint8_t)~bit;
+		else if (lz_push(h, S->p[v], v) < 0)
+			C->oom = 1;
 	}
-	while (n-- > 0)
-		C->val[C->nval++] = v;
-	return 0;
+	return NONE;
 }
 
-/*
- * Bulk relabel of u, which holds excess e after its admissible arcs are
- * used: its residual units have the values noted in C->val (p(v) - c(u,v)
- * per unit). p(u) = (the e-th largest value) - eps makes e units
- * admissible at once and keeps every residual arc at rc >= -eps: the
- * units above the e-th are fewer than e and are all pushed next. One
- * relabel instead of one per eps step for a target with many links.
- */
-static int cs_bulk_relabel(struct solver *S, struct cs *C, uint32_t u,
-			   size_t e)
+static void lz_join(const struct solver *S, struct cs *C, struct lazy *h,
+		    uint32_t v, int bit)
 {
-	int64_t kth;
-
-	if (C->nval == 0)
-		return -1;
-	if (e > C->nval)
-		e = C->nval;
-	kth = select_kth(C->val, C->nval, C->nval - e);
-	S->p[u] = kth - C->eps;
-	C->relabels++;
-	if (u < S->ns + S->nt)
-		ph_update(S, u);
-	return 0;
+	if (!(C->mem[v] & bit)) {
+		C->mem[v] |= (uint8_t)bit;
+		if (lz_push(h, S->p[v], v) < 0)
+			C->oom = 1;
+	}
 }
 
 static void cs_activate(struct solver *S, struct cs *C, uint32_t v)
@@ -1901,45 +1958,74 @@ static void cs_activate(struct solver *S, struct cs *C, uint32_t v)
 	}
 }
 
-/* Move `amt` units along the residual arc u -> v (kinds as in apply_arc). */
+/*
+ * Move amt units along the residual arc u -> v (via as in apply_arc).
+ * The solver's totals and used lists are left stale: init_flow() renews
+ * them after cost scaling.
+ */
 static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		    uint32_t via, uint32_t amt)
 {
-	uint32_t i;
-
-	if (via == VIA_Y || via == VIA_HUB_T || via == VIA_SRC_HUB) {
-		if (via == VIA_Y) {
-			uint32_t t = (u == S->y ? v : u) - (uint32_t)S->ns;
-
-			fy_add(S, t, u == S->y ? -(int)amt : (int)amt);
-			ph_update(S, u == S->y ? v : u);
-		} else if (via == VIA_HUB_T) {
-			uint32_t tn = is_hub(S, u) ? v : u;
-			int d = is_hub(S, u) ? (int)amt : -(int)amt;
-
-			S->q[tn - S->ns] = (uint32_t)((int64_t)S->q[tn - S->ns] + d);
-			in_add(S, tn - (uint32_t)S->ns, d);
-			ph_update(S, tn);
+	if (via == VIA_Y) {
+		if (u == S->y) {
+			S->fy[v - S->ns] -= amt;
 		} else {
-			uint32_t s = is_src(S, u) ? u : v;
+			S->fy[u - S->ns] += amt;
+			lz_join(S, C, &C->ys, u, CS_IN_Y);
+		}
+	} else if (via == VIA_HUB_T) {
+		uint32_t t = (is_hub(S, u) ? v : u) - (uint32_t)S->ns;
 
-			S->r[s] = is_src(S, u) ? S->r[s] + amt : S->r[s] - amt;
-			ph_update(S, s);
+		if (is_hub(S, u)) {
+			S->q[t] += amt;
+			S->in[t] += amt;
+		} else {
+			S->q[t] -= amt;
+			S->in[t] -= amt;
+		}
+	} else if (via == VIA_SRC_HUB) {
+		if (is_src(S, u)) {
+			S->r[u] += amt;
+			lz_join(S, C, &C->hubs[S->gs[u]], u, CS_IN_HUB);
+		} else {
+			S->r[v] -= amt;
 		}
 	} else {
 		/* a candidate link: s -> t takes it, t -> s gives it back
-		 * (t's pop of its heap top is done by the caller) */
+		 * (t pops it from its heap itself) */
 		uint32_t t = S->tg[via];
 
 		S->fl[via] ^= 1;
-		in_add(S, t, (S->fl[via] & 1) ? +1 : -1);
-		if (S->fl[via] & 1)
+		if (S->fl[via] & 1) {
+			S->in[t]++;
 			lh_add(S, C, t, S->rpos[via]);
-		(void)i;
+		} else {
+			S->in[t]--;
+		}
 	}
 	C->ex[u] -= amt;
 	C->ex[v] += amt;
 	cs_activate(S, C, v);
+}
+
+/* Note n copies (at most `want`) of value v for a bulk relabel. */
+static void cs_note(struct cs *C, int64_t v, size_t n, size_t want)
+{
+	if (n > want)
+		n = want;
+	if (C->nval + n > C->cval) {
+		size_t nc = (C->nval + n) * 2 + 64;
+		int64_t *na = realloc(C->val, nc * sizeof(int64_t));
+
+		if (na == NULL) {
+			C->oom = 1;
+			return;
+		}
+		C->val = na;
+		C->cval = nc;
+	}
+	while (n-- > 0)
+		C->val[C->nval++] = v;
 }
 
 static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
@@ -1947,47 +2033,52 @@ static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
 {
 	S->p[u] = best - C->eps;
 	C->relabels++;
-	if (u < S->ns + S->nt)
-		ph_update(S, u);
 }
 
+/* A source takes links: a unit that came back leaves at once. */
 static int cs_discharge_src(struct solver *S, struct cs *C, uint32_t s)
 {
 	int hubok = S->hub && S->gs[s] != NONE;
 	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
 
 	while (C->ex[s] > 0) {
-		size_t i;
+		size_t i, e;
 
 		C->nval = 0;
 		for (i = S->off[s]; i < S->off[s + 1] && C->ex[s] > 0; i++) {
 			uint32_t v = tnode(S, S->tg[i]);
+			int64_t val;
 
 			if (S->fl[i] & 1)
 				continue;
-			if (S->cost[i] + S->p[s] - S->p[v] < 0)
+			val = S->p[v] - S->cost[i];
+			if (S->p[s] < val)
 				cs_move(S, C, s, v, (uint32_t)i, 1);
-			else if (cs_note(C, S->p[v] - S->cost[i], 1, 1) < 0)
-				return -2;
+			else
+				cs_note(C, val, 1, 1);
 		}
 		if (hubok && C->ex[s] > 0 && S->r[s] < S->ls[s]) {
 			uint32_t room = S->ls[s] - S->r[s];
+			int64_t val = S->p[h] - S->cost_r;
 
-			if (S->cost_r + S->p[s] - S->p[h] < 0)
+			if (S->p[s] < val)
 				cs_move(S, C, s, h, VIA_SRC_HUB,
 					C->ex[s] < room ? (uint32_t)C->ex[s] : room);
-			else if (cs_note(C, S->p[h] - S->cost_r, room,
-					 (size_t)C->ex[s]) < 0)
-				return -2;
+			else
+				cs_note(C, val, room, (size_t)C->ex[s]);
 		}
 		if (C->ex[s] == 0)
 			break;
-		if (cs_bulk_relabel(S, C, s, (size_t)C->ex[s]) < 0)
+		if (C->nval == 0)
 			return -1;
+		e = (size_t)C->ex[s] < C->nval ? (size_t)C->ex[s] : C->nval;
+		cs_relabel(S, C, s, select_kth(C->val, C->nval, C->nval - e));
 	}
 	return 0;
 }
 
+/* A target gives links back (its weakest by p(s) + c first), or its
+ * surplus to Y or to the hub. */
 static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 {
 	uint32_t t = v - (uint32_t)S->ns;
@@ -2000,7 +2091,7 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 		if (fty(S, t) < fty_cap(S, t)) {
 			uint32_t room = fty_cap(S, t) - fty(S, t);
 
-			if (S->p[v] - S->p[S->y] < 0) {
+			if (S->p[v] < S->p[S->y]) {
 				cs_move(S, C, v, S->y, VIA_Y,
 					C->ex[v] < room ? (uint32_t)C->ex[v] : room);
 				continue;
@@ -2008,7 +2099,7 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 			best = S->p[S->y];
 		}
 		if (S->hub && S->q[t] > 0) {
-			if (S->p[v] - S->p[h] < 0) {
+			if (S->p[v] < S->p[h]) {
 				cs_move(S, C, v, h, VIA_HUB_T,
 					C->ex[v] < S->q[t] ? (uint32_t)C->ex[v] : S->q[t]);
 				continue;
@@ -2036,25 +2127,22 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 static int cs_discharge_hub(struct solver *S, struct cs *C, uint32_t h)
 {
 	uint32_t g = h - (uint32_t)(S->ns + S->nt);
-	struct pheap *ht = &S->ph[5 * g + 2], *hs = &S->ph[5 * g + 3];
 
 	while (C->ex[h] > 0) {
 		int64_t best = INT64_MIN;
+		uint32_t s = lz_top(S, C, &C->hubs[g], CS_IN_HUB);
+		uint32_t v = lz_top(S, C, &C->hubt[g], 0);
 
-		if (hs->n > 0) {
-			uint32_t s = hs->a[0];
-
-			if (-S->cost_r + S->p[h] - S->p[s] < 0) {
+		if (s != NONE) {
+			if (S->p[h] - S->cost_r < S->p[s]) {
 				cs_move(S, C, h, s, VIA_SRC_HUB,
 					C->ex[h] < S->r[s] ? (uint32_t)C->ex[h] : S->r[s]);
 				continue;
 			}
 			best = S->p[s] + S->cost_r;
 		}
-		if (ht->n > 0) {
-			uint32_t v = ht->a[0];
-
-			if (S->p[h] - S->p[v] < 0) {
+		if (v != NONE) {
+			if (S->p[h] < S->p[v]) {
 				cs_move(S, C, h, v, VIA_HUB_T, (uint32_t)C->ex[h]);
 				continue;
 			}
@@ -2070,15 +2158,12 @@ static int cs_discharge_hub(struct solver *S, struct cs *C, uint32_t h)
 
 static int cs_discharge_y(struct solver *S, struct cs *C)
 {
-	struct pheap *hy = &S->ph[5 * S->ng];
-
 	while (C->ex[S->y] > 0) {
-		uint32_t v;
+		uint32_t v = lz_top(S, C, &C->ys, CS_IN_Y);
 
-		if (hy->n == 0)
+		if (v == NONE)
 			return -1;
-		v = hy->a[0];
-		if (S->p[S->y] - S->p[v] < 0) {
+		if (S->p[S->y] < S->p[v]) {
 			uint32_t f = S->fy[v - S->ns];
 
 			cs_move(S, C, S->y, v, VIA_Y,
@@ -2090,7 +2175,7 @@ static int cs_discharge_y(struct solver *S, struct cs *C)
 	return 0;
 }
 
-/* Excesses of the flow init_flow() makes from the current bonuses. */
+/* Bonuses from potentials: p(t) - p(Y), at least 0; p(Y) = 0. */
 static void cs_bonuses(struct solver *S)
 {
 	size_t t;
@@ -2103,55 +2188,73 @@ static void cs_bonuses(struct solver *S)
 	S->p[S->y] = 0;
 }
 
+/* The flow init_flow() makes from the current bonuses, its excesses and
+ * the neighbour heaps. */
 static int cs_start(struct solver *S, struct cs *C)
 {
-	size_t t, g, i;
+	size_t t, g, i, s;
 	int64_t ey = 0;
 
 	cs_bonuses(S);
 	if (init_flow(S, 0) < 0)
 		return -1;
 	memset(C->ex, 0, S->nn * sizeof(int64_t));
+	memset(C->mem, 0, S->nn);
 	for (t = 0; t < S->nt; t++) {
-		C->ex[tnode(S, (uint32_t)t)] = bal(S, (uint32_t)t);
-		ey -= C->ex[tnode(S, (uint32_t)t)];
+		uint32_t v = tnode(S, (uint32_t)t);
+
+		C->ex[v] = bal(S, (uint32_t)t);
+		ey -= C->ex[v];
+		if (S->fy[t] > 0)
+			lz_join(S, C, &C->ys, v, CS_IN_Y);
 	}
 	for (g = 0; g < S->ng && S->hub; g++) {
 		int64_t e = 0;
 
-		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
-			e += S->r[S->gsrc[i]];
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+		C->hubt[g].n = 0;
+		C->hubs[g].n = 0;
+		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
+			s = S->gsrc[i];
+			e += S->r[s];
+			if (S->r[s] > 0)
+				lz_join(S, C, &C->hubs[g], (uint32_t)s, CS_IN_HUB);
+		}
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
+			uint32_t v = tnode(S, S->gtgt[i]);
+
 			e -= S->q[S->gtgt[i]];
+			if (lz_push(&C->hubt[g], S->p[v], v) < 0)
+				return -1;
+		}
 		C->ex[hnode(S, (uint32_t)g)] = e;
 		ey -= e;
 	}
-	/* what is left: Y's balance (sources are balanced by init_flow) */
+	/* what is left is Y's (init_flow balances every source) */
 	C->ex[S->y] = ey;
-	return 0;
-}
-
-/* One refine at C->eps: from init_flow() the first time, else restarted. */
-static int cs_refine(struct solver *S, struct cs *C)
-{
-	size_t v, i;
-
-	if (cs_start(S, C) < 0)
-		return -1;
-	memset(C->inq, 0, S->nn);
-	C->head = C->n = 0;
 	memset(C->hn, 0, S->nt * sizeof(uint32_t));
 	for (i = 0; i < S->na; i++)
 		if (S->fl[i] & 1)
 			lh_add(S, C, S->tg[i], S->rpos[i]);
+	return C->oom ? -1 : 0;
+}
+
+/* One refine at C->eps: 0 done, 1 gave up, -1 no memory. */
+static int cs_refine(struct solver *S, struct cs *C)
+{
+	size_t v;
+
+	C->ys.n = 0;
+	if (cs_start(S, C) < 0)
+		return -1;
+	memset(C->inq, 0, S->nn);
+	C->head = C->n = 0;
 	for (v = 0; v < S->nn; v++)
 		cs_activate(S, C, (uint32_t)v);
 	C->limit = C->relabels + CS_BUDGET * S->nn;
 	while (C->n > 0) {
-		uint32_t u;
+		uint32_t u = C->ring[C->head];
 		int r;
 
-		u = C->ring[C->head];
 		C->head = (C->head + 1) % S->nn;
 		C->n--;
 		C->inq[u] = 0;
@@ -2163,7 +2266,7 @@ static int cs_refine(struct solver *S, struct cs *C)
 			r = cs_discharge_y(S, C);
 		else
 			r = cs_discharge_hub(S, C, u);
-		if (r == -2)
+		if (C->oom)
 			return -1;
 		if (r < 0 || C->relabels > C->limit)
 			return 1;
@@ -2178,16 +2281,21 @@ static int cs_refine(struct solver *S, struct cs *C)
 static int cost_scale(struct solver *S)
 {
 	struct cs C;
+	size_t g;
 	int rc = -1, r = 0;
 
 	memset(&C, 0, sizeof(C));
 	C.ex = malloc(S->nn * sizeof(int64_t));
 	C.ring = malloc(S->nn * sizeof(uint32_t));
 	C.inq = malloc(S->nn);
+	C.mem = malloc(S->nn);
 	C.hk = malloc((S->na + 1) * sizeof(int64_t));
 	C.hp = malloc((S->na + 1) * sizeof(uint32_t));
 	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
-	if (!C.ex || !C.ring || !C.inq || !C.hk || !C.hp || !C.hn)
+	C.hubt = calloc(S->ng + 1, sizeof(struct lazy));
+	C.hubs = calloc(S->ng + 1, sizeof(struct lazy));
+	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hp || !C.hn ||
+	    !C.hubt || !C.hubs)
 		goto out;
 	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
 		if (C.eps < 1)
@@ -2206,9 +2314,17 @@ static int cost_scale(struct solver *S)
 		cs_bonuses(S);
 	rc = r;
 out:
+	for (g = 0; C.hubt && C.hubs && g < S->ng; g++) {
+		free(C.hubt[g].a);
+		free(C.hubs[g].a);
+	}
+	free(C.hubt);
+	free(C.hubs);
+	free(C.ys.a);
 	free(C.ex);
 	free(C.ring);
 	free(C.inq);
+	free(C.mem);
 	free(C.val);
 	free(C.hk);
 	free(C.hp);
