@@ -46,7 +46,14 @@
  *   surplus where p(t) = 0 and 0 elsewhere (surplus stays at t as excess,
  *   so Y -> t has no residual capacity and p(t) > p(Y) is allowed). With
  *   all bonuses 0 this is plain top-L, recorded for the figures.
- * Phase 1, warm start (price_rounds): parallel reverse-auction rounds on
+ * Phase 1, cost scaling (cost_scale, its own notes below): Goldberg's
+ *   push-relabel with eps falling from 2^21 to 1 unit, restarted through
+ *   phase 0 at every eps, gives bonuses within a few units of the optimal
+ *   dual; phase 0 from them leaves only imbalances that tight arcs carry,
+ *   and phase 3 at full scale removes them in a few passes. Should it
+ *   give up (a relabel budget: k cannot hold, or a pathological
+ *   instance), the solve falls back to phases 1'-2 from zero bonuses.
+ * Phase 1', warm start (price_rounds): parallel reverse-auction rounds on
  *   the bonuses; a target short of d_t raises its bonus to win the
  *   sources it lacks (their weakest link is the price to beat), one with
  *   a bonus and a surplus lowers it; targets the candidates cannot fill
@@ -81,12 +88,13 @@
  * Costs are integers: round((score + bonus) * 2^24), so the optimum is
  * exact for scores rounded to 2^-24 (floats in [-1, 1] carry 24 bits).
  *
- * Complexity: building and phase 0 O(n M) (phase 0 once per round and
- * level); each primal-dual phase a Dijkstra over the part of the graph
- * nearest to the excess, O(m' log n). The number of phases is the weak
- * point: on the benchmark's tight instances (L = k) hundreds per level
- * (see bench/RESULTS.md); a cost-scaling push-relabel would bound it.
- * Memory: about 38 bytes per arc plus ~100 bytes per node.
+ * Complexity: building and phase 0 O(n M); cost scaling 8 refines of
+ * O(n M) plus 10-25 pushes and relabels per node each on the benchmark;
+ * each primal-dual phase a Dijkstra over the part of the graph nearest to
+ * the excess, O(m' log n), and after cost scaling only a few of them.
+ * Without cost scaling (the fallback) the number of phases is the weak
+ * point: hundreds per level on tight instances (L = k).
+ * Memory: about 50 bytes per arc plus ~120 bytes per node.
  *
  * Stability: links of the previous run get stability_bonus added to their
  * weight (a tie-breaker when small), and random links of the previous run
@@ -1385,6 +1393,8 @@ static int init_flow(struct solver *S, int mark_greedy)
 	for (s = 0; s < S->ns; s++)
 		if (S->ls[s] > lmax)
 			lmax = S->ls[s];
+	if (S->hub && S->nt > lmax)
+		lmax = S->nt;
 	top = malloc((lmax + 1) * sizeof(uint32_t));
 	if (top == NULL)
 		return -1;
@@ -1456,7 +1466,6 @@ static int init_flow(struct solver *S, int mark_greedy)
 		else
 			S->p[s] = 0;
 	}
-	free(top);
 	if (S->hub)
 		for (g = 0; g < S->ng; g++) {
 			size_t rg = 0, ne = 0, b = S->gtoff[g], e = S->gtoff[g + 1];
@@ -1479,32 +1488,29 @@ static int init_flow(struct solver *S, int mark_greedy)
 					S->p[h] = lim;
 				continue;
 			}
-			/* to the targets at the top bonus, neediest first */
-			for (i = b; i < e && rg > 0; i++) {
-				uint32_t tt = S->gtgt[i];
+			/* to the targets at the top bonus, neediest first,
+			 * the rest uniformly among them */
+			for (i = b; i < e; i++)
+				if (S->p[tnode(S, S->gtgt[i])] == ph)
+					top[ne++] = S->gtgt[i];
+			for (i = 0; i < ne && rg > 0; i++) {
+				uint32_t tt = top[i];
 
-				if (S->p[tnode(S, tt)] != ph)
-					continue;
-				ne++;
 				while (S->in[tt] < dem(S, tt) && rg > 0) {
 					S->in[tt]++;
 					S->q[tt]++;
 					rg--;
 				}
 			}
-			for (i = b; i < e && rg > 0 && ne == 0; i++)
-				if (S->p[tnode(S, S->gtgt[i])] == ph)
-					ne++;
 			while (rg > 0 && ne > 0) {
-				uint32_t tt = S->gtgt[b + rng_below(&S->rng, e - b)];
+				uint32_t tt = top[rng_below(&S->rng, ne)];
 
-				if (S->p[tnode(S, tt)] != ph)
-					continue;
 				S->in[tt]++;
 				S->q[tt]++;
 				rg--;
 			}
 		}
+	free(top);
 	for (t = 0; t < S->nt; t++) {
 		uint32_t d = dem(S, (uint32_t)t);
 
@@ -1724,6 +1730,605 @@ out:
 	free(x);
 	free(cv);
 	free(needy);
+	return rc;
+}
+
+/*
+ * ---- cost scaling: near-optimal bonuses in few passes ----
+ *
+ * Goldberg's cost-scaling push-relabel, specialised to this network, run
+ * before the exact phases: it finds bonuses so close to the optimal dual
+ * that init_flow() leaves an imbalance the primal-dual phases remove in a
+ * handful of passes (each phase is O(n), so their number is what costs).
+ *
+ * eps-optimality: every residual arc has rc = c + p(u) - p(v) >= -eps.
+ * A refine at eps starts from init_flow() of the current bonuses (which
+ * is 0-optimal, with imbalances at targets and Y) and discharges every
+ * node with excess, first in first out:
+ *   push    along an admissible arc (rc < 0): a source takes a link, a
+ *           target gives one back, surplus goes to Y or the hub;
+ *   relabel p(u) = (the e-th largest of p(v) - c(u,v) over u's residual
+ *           units) - eps for a node with excess e: e units become
+ *           admissible at once and every arc keeps rc >= -eps.
+ * Potentials only fall during a refine, which keeps the neighbour
+ * structures cheap: a target reaches its links through a max-heap by
+ * p(s) + c(s,t) whose keys are fixed lazily at the top; hubs and Y reach
+ * their targets (and a hub its sources) through lazy max-heaps by
+ * potential. eps falls by CS_ALPHA a refine from CS_EPS0 to one unit of
+ * cost; each restart keeps the targets' potentials as bonuses. A refine
+ * that relabels more than CS_BUDGET times per node gives up (k cannot
+ * hold, or a pathological instance) and the caller falls back to the
+ * cost levels. Nothing is claimed here: the exact phases and the
+ * certificate that follow decide optimality.
+ *
+ * Cost: each refine O(n M) for the restart plus the pushes and relabels
+ * (about 10-25 per node per refine on the benchmark), each O(M) for a
+ * source and O(log in_t) for a target.
+ */
+#define CS_EPS0 ((int64_t)1 << 21)
+#define CS_ALPHA 8
+#define CS_BUDGET 64
+
+/* A max-heap of nodes by key, lazy: see above. */
+struct lazy {
+	struct heap_item *a;
+	size_t n, cap;
+};
+
+static int lz_push(struct lazy *h, int64_t key, uint32_t node)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 64;
+		struct heap_item *na = realloc(h->a, nc * sizeof(*na));
+
+		if (na == NULL)
+			return -1;
+		h->a = na;
+		h->cap = nc;
+	}
+	i = h->n++;
+	while (i > 0 && h->a[(i - 1) / 2].key < key) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i].key = key;
+	h->a[i].node = node;
+	return 0;
+}
+
+static void lz_pop(struct lazy *h)
+{
+	struct heap_item last = h->a[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1].key > h->a[c].key)
+			c++;
+		if (h->a[c].key <= last.key)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->a[i] = last;
+}
+
+#define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
+#define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
+
+struct cs {
+	int64_t *ex;		/* excess per node */
+	uint32_t *ring;		/* FIFO of nodes with excess */
+	uint8_t *inq, *mem;
+	size_t head, n;
+	int64_t eps;
+	size_t relabels, limit;
+	int oom;
+	int64_t *val;		/* scratch: values of residual units */
+	size_t nval, cval;
+	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
+	int64_t *hk;
+	uint32_t *hp, *hn;
+	/* per group: its targets, its sources with r > 0; Y: targets with
+	 * f_tY > 0; all by potential */
+	struct lazy *hubt, *hubs, ys;
+};
+
+static void lh_up(int64_t *k, uint32_t *a, size_t i)
+{
+	int64_t key = k[i];
+	uint32_t v = a[i];
+
+	while (i > 0 && k[(i - 1) / 2] < key) {
+		k[i] = k[(i - 1) / 2];
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	k[i] = key;
+	a[i] = v;
+}
+
+static void lh_down(int64_t *k, uint32_t *a, size_t n, size_t i)
+{
+	int64_t key = k[i];
+	uint32_t v = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && k[c + 1] > k[c])
+			c++;
+		if (k[c] <= key)
+			break;
+		k[i] = k[c];
+		a[i] = a[c];
+		i = c;
+	}
+	k[i] = key;
+	a[i] = v;
+}
+
+/* Target t's link heap: add reverse position pos. */
+static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
+		   uint32_t pos)
+{
+	size_t b = S->roff[t], n = C->hn[t]++;
+
+	C->hk[b + n] = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+	C->hp[b + n] = pos;
+	lh_up(C->hk + b, C->hp + b, n);
+}
+
+/* Target t's link of highest value now, or NONE; *val gets the value. */
+static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
+		       int64_t *val)
+{
+	size_t b = S->roff[t];
+
+	while (C->hn[t] > 0) {
+		uint32_t pos = C->hp[b];
+		int64_t v = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+
+		if (v >= C->hk[b]) {
+			*val = v;
+			return pos;
+		}
+		C->hk[b] = v;
+		lh_down(C->hk + b, C->hp + b, C->hn[t], 0);
+	}
+	return NONE;
+}
+
+static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
+{
+	size_t b = S->roff[t], n = --C->hn[t];
+
+	if (n > 0) {
+		C->hk[b] = C->hk[b + n];
+		C->hp[b] = C->hp[b + n];
+		lh_down(C->hk + b, C->hp + b, n, 0);
+	}
+}
+
+/* The valid top of a lazy heap of nodes by potential, or NONE: nodes that
+ * left the set (bit `bit` of mem cleared by the test) are dropped, stale
+ * keys renewed. */
+static uint32_t lz_top(const struct solver *S, struct cs *C, struct lazy *h,
+		       int bit)
+{
+	while (h->n > 0) {
+		uint32_t v = h->a[0].node;
+		int in = bit == CS_IN_HUB ? S->r[v] > 0 :
+			 bit == CS_IN_Y ? S->fy[v - S->ns] > 0 : 1;
+
+		if (in && h->a[0].key == S->p[v])
+			return v;
+		lz_pop(h);
+		if (!in)
+			C->mem[v] &= (uint8_t)~bit;
+		else if (lz_push(h, S->p[v], v) < 0)
+			C->oom = 1;
+	}
+	return NONE;
+}
+
+static void lz_join(const struct solver *S, struct cs *C, struct lazy *h,
+		    uint32_t v, int bit)
+{
+	if (!(C->mem[v] & bit)) {
+		C->mem[v] |= (uint8_t)bit;
+		if (lz_push(h, S->p[v], v) < 0)
+			C->oom = 1;
+	}
+}
+
+static void cs_activate(struct solver *S, struct cs *C, uint32_t v)
+{
+	if (C->ex[v] > 0 && !C->inq[v]) {
+		C->inq[v] = 1;
+		C->ring[(C->head + C->n++) % S->nn] = v;
+	}
+}
+
+/*
+ * Move amt units along the residual arc u -> v (via as in apply_arc).
+ * The solver's totals and used lists are left stale: init_flow() renews
+ * them after cost scaling.
+ */
+static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
+		    uint32_t via, uint32_t amt)
+{
+	if (via == VIA_Y) {
+		if (u == S->y) {
+			S->fy[v - S->ns] -= amt;
+		} else {
+			S->fy[u - S->ns] += amt;
+			lz_join(S, C, &C->ys, u, CS_IN_Y);
+		}
+	} else if (via == VIA_HUB_T) {
+		uint32_t t = (is_hub(S, u) ? v : u) - (uint32_t)S->ns;
+
+		if (is_hub(S, u)) {
+			S->q[t] += amt;
+			S->in[t] += amt;
+		} else {
+			S->q[t] -= amt;
+			S->in[t] -= amt;
+		}
+	} else if (via == VIA_SRC_HUB) {
+		if (is_src(S, u)) {
+			S->r[u] += amt;
+			lz_join(S, C, &C->hubs[S->gs[u]], u, CS_IN_HUB);
+		} else {
+			S->r[v] -= amt;
+		}
+	} else {
+		/* a candidate link: s -> t takes it, t -> s gives it back
+		 * (t pops it from its heap itself) */
+		uint32_t t = S->tg[via];
+
+		S->fl[via] ^= 1;
+		if (S->fl[via] & 1) {
+			S->in[t]++;
+			lh_add(S, C, t, S->rpos[via]);
+		} else {
+			S->in[t]--;
+		}
+	}
+	C->ex[u] -= amt;
+	C->ex[v] += amt;
+	cs_activate(S, C, v);
+}
+
+/* Note n copies (at most `want`) of value v for a bulk relabel. */
+static void cs_note(struct cs *C, int64_t v, size_t n, size_t want)
+{
+	if (n > want)
+		n = want;
+	if (C->nval + n > C->cval) {
+		size_t nc = (C->nval + n) * 2 + 64;
+		int64_t *na = realloc(C->val, nc * sizeof(int64_t));
+
+		if (na == NULL) {
+			C->oom = 1;
+			return;
+		}
+		C->val = na;
+		C->cval = nc;
+	}
+	while (n-- > 0)
+		C->val[C->nval++] = v;
+}
+
+static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
+		       int64_t best)
+{
+	S->p[u] = best - C->eps;
+	C->relabels++;
+}
+
+/* A source takes links: a unit that came back leaves at once. */
+static int cs_discharge_src(struct solver *S, struct cs *C, uint32_t s)
+{
+	int hubok = S->hub && S->gs[s] != NONE;
+	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
+
+	while (C->ex[s] > 0) {
+		size_t i, e;
+
+		C->nval = 0;
+		for (i = S->off[s]; i < S->off[s + 1] && C->ex[s] > 0; i++) {
+			uint32_t v = tnode(S, S->tg[i]);
+			int64_t val;
+
+			if (S->fl[i] & 1)
+				continue;
+			val = S->p[v] - S->cost[i];
+			if (S->p[s] < val)
+				cs_move(S, C, s, v, (uint32_t)i, 1);
+			else
+				cs_note(C, val, 1, 1);
+		}
+		if (hubok && C->ex[s] > 0 && S->r[s] < S->ls[s]) {
+			uint32_t room = S->ls[s] - S->r[s];
+			int64_t val = S->p[h] - S->cost_r;
+
+			if (S->p[s] < val)
+				cs_move(S, C, s, h, VIA_SRC_HUB,
+					C->ex[s] < room ? (uint32_t)C->ex[s] : room);
+			else
+				cs_note(C, val, room, (size_t)C->ex[s]);
+		}
+		if (C->ex[s] == 0)
+			break;
+		if (C->nval == 0)
+			return -1;
+		e = (size_t)C->ex[s] < C->nval ? (size_t)C->ex[s] : C->nval;
+		cs_relabel(S, C, s, select_kth(C->val, C->nval, C->nval - e));
+	}
+	return 0;
+}
+
+/* A target gives links back (its weakest by p(s) + c first), or its
+ * surplus to Y or to the hub. */
+static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
+{
+	uint32_t t = v - (uint32_t)S->ns;
+	uint32_t h = S->hub ? hnode(S, S->gt[t]) : NONE;
+
+	while (C->ex[v] > 0) {
+		int64_t best = INT64_MIN, hv;
+		uint32_t pos;
+
+		if (fty(S, t) < fty_cap(S, t)) {
+			uint32_t room = fty_cap(S, t) - fty(S, t);
+
+			if (S->p[v] < S->p[S->y]) {
+				cs_move(S, C, v, S->y, VIA_Y,
+					C->ex[v] < room ? (uint32_t)C->ex[v] : room);
+				continue;
+			}
+			best = S->p[S->y];
+		}
+		if (S->hub && S->q[t] > 0) {
+			if (S->p[v] < S->p[h]) {
+				cs_move(S, C, v, h, VIA_HUB_T,
+					C->ex[v] < S->q[t] ? (uint32_t)C->ex[v] : S->q[t]);
+				continue;
+			}
+			if (S->p[h] > best)
+				best = S->p[h];
+		}
+		pos = lh_top(S, C, t, &hv);
+		if (pos != NONE) {
+			if (S->p[v] < hv) {
+				lh_pop(S, C, t);
+				cs_move(S, C, v, S->rsrc[pos], S->rarc[pos], 1);
+				continue;
+			}
+			if (hv > best)
+				best = hv;
+		}
+		if (best == INT64_MIN)
+			return -1;
+		cs_relabel(S, C, v, best);
+	}
+	return 0;
+}
+
+static int cs_discharge_hub(struct solver *S, struct cs *C, uint32_t h)
+{
+	uint32_t g = h - (uint32_t)(S->ns + S->nt);
+
+	while (C->ex[h] > 0) {
+		int64_t best = INT64_MIN;
+		uint32_t s = lz_top(S, C, &C->hubs[g], CS_IN_HUB);
+		uint32_t v = lz_top(S, C, &C->hubt[g], 0);
+
+		if (s != NONE) {
+			if (S->p[h] - S->cost_r < S->p[s]) {
+				cs_move(S, C, h, s, VIA_SRC_HUB,
+					C->ex[h] < S->r[s] ? (uint32_t)C->ex[h] : S->r[s]);
+				continue;
+			}
+			best = S->p[s] + S->cost_r;
+		}
+		if (v != NONE) {
+			if (S->p[h] < S->p[v]) {
+				cs_move(S, C, h, v, VIA_HUB_T, (uint32_t)C->ex[h]);
+				continue;
+			}
+			if (S->p[v] > best)
+				best = S->p[v];
+		}
+		if (best == INT64_MIN)
+			return -1;
+		cs_relabel(S, C, h, best);
+	}
+	return 0;
+}
+
+static int cs_discharge_y(struct solver *S, struct cs *C)
+{
+	while (C->ex[S->y] > 0) {
+		uint32_t v = lz_top(S, C, &C->ys, CS_IN_Y);
+
+		if (v == NONE)
+			return -1;
+		if (S->p[S->y] < S->p[v]) {
+			uint32_t f = S->fy[v - S->ns];
+
+			cs_move(S, C, S->y, v, VIA_Y,
+				C->ex[S->y] < f ? (uint32_t)C->ex[S->y] : f);
+			continue;
+		}
+		cs_relabel(S, C, S->y, S->p[v]);
+	}
+	return 0;
+}
+
+/* Bonuses from potentials: p(t) - p(Y), at least 0; p(Y) = 0. */
+static void cs_bonuses(struct solver *S)
+{
+	size_t t;
+
+	for (t = 0; t < S->nt; t++) {
+		int64_t b = S->p[tnode(S, (uint32_t)t)] - S->p[S->y];
+
+		S->p[tnode(S, (uint32_t)t)] = b > 0 ? b : 0;
+	}
+	S->p[S->y] = 0;
+}
+
+/* The flow init_flow() makes from the current bonuses, its excesses and
+ * the neighbour heaps. */
+static int cs_start(struct solver *S, struct cs *C)
+{
+	size_t t, g, i, s;
+	int64_t ey = 0;
+
+	cs_bonuses(S);
+	if (init_flow(S, 0) < 0)
+		return -1;
+	memset(C->ex, 0, S->nn * sizeof(int64_t));
+	memset(C->mem, 0, S->nn);
+	for (t = 0; t < S->nt; t++) {
+		uint32_t v = tnode(S, (uint32_t)t);
+
+		C->ex[v] = bal(S, (uint32_t)t);
+		ey -= C->ex[v];
+		if (S->fy[t] > 0)
+			lz_join(S, C, &C->ys, v, CS_IN_Y);
+	}
+	for (g = 0; g < S->ng && S->hub; g++) {
+		int64_t e = 0;
+
+		C->hubt[g].n = 0;
+		C->hubs[g].n = 0;
+		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
+			s = S->gsrc[i];
+			e += S->r[s];
+			if (S->r[s] > 0)
+				lz_join(S, C, &C->hubs[g], (uint32_t)s, CS_IN_HUB);
+		}
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
+			uint32_t v = tnode(S, S->gtgt[i]);
+
+			e -= S->q[S->gtgt[i]];
+			if (lz_push(&C->hubt[g], S->p[v], v) < 0)
+				return -1;
+		}
+		C->ex[hnode(S, (uint32_t)g)] = e;
+		ey -= e;
+	}
+	/* what is left is Y's (init_flow balances every source) */
+	C->ex[S->y] = ey;
+	memset(C->hn, 0, S->nt * sizeof(uint32_t));
+	for (i = 0; i < S->na; i++)
+		if (S->fl[i] & 1)
+			lh_add(S, C, S->tg[i], S->rpos[i]);
+	return C->oom ? -1 : 0;
+}
+
+/* One refine at C->eps: 0 done, 1 gave up, -1 no memory. */
+static int cs_refine(struct solver *S, struct cs *C)
+{
+	size_t v;
+
+	C->ys.n = 0;
+	if (cs_start(S, C) < 0)
+		return -1;
+	memset(C->inq, 0, S->nn);
+	C->head = C->n = 0;
+	for (v = 0; v < S->nn; v++)
+		cs_activate(S, C, (uint32_t)v);
+	C->limit = C->relabels + CS_BUDGET * S->nn;
+	while (C->n > 0) {
+		uint32_t u = C->ring[C->head];
+		int r;
+
+		C->head = (C->head + 1) % S->nn;
+		C->n--;
+		C->inq[u] = 0;
+		if (is_src(S, u))
+			r = cs_discharge_src(S, C, u);
+		else if (is_tgt(S, u))
+			r = cs_discharge_tgt(S, C, u);
+		else if (u == S->y)
+			r = cs_discharge_y(S, C);
+		else
+			r = cs_discharge_hub(S, C, u);
+		if (C->oom)
+			return -1;
+		if (r < 0 || C->relabels > C->limit)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Bonuses by cost scaling (above). 0: S->p holds the bonuses for
+ * init_flow(); 1: gave up (S->p is then zeroed); -1: no memory.
+ */
+static int cost_scale(struct solver *S)
+{
+	struct cs C;
+	size_t g;
+	int rc = -1, r = 0;
+
+	memset(&C, 0, sizeof(C));
+	C.ex = malloc(S->nn * sizeof(int64_t));
+	C.ring = malloc(S->nn * sizeof(uint32_t));
+	C.inq = malloc(S->nn);
+	C.mem = malloc(S->nn);
+	C.hk = malloc((S->na + 1) * sizeof(int64_t));
+	C.hp = malloc((S->na + 1) * sizeof(uint32_t));
+	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
+	C.hubt = calloc(S->ng + 1, sizeof(struct lazy));
+	C.hubs = calloc(S->ng + 1, sizeof(struct lazy));
+	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hp || !C.hn ||
+	    !C.hubt || !C.hubs)
+		goto out;
+	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
+		if (C.eps < 1)
+			C.eps = 1;
+		r = cs_refine(S, &C);
+		log_debug("assign: refine at eps %lld: %s, %zu relabels",
+			  (long long)C.eps, r ? "gave up" : "done", C.relabels);
+		if (C.eps == 1)
+			break;
+	}
+	if (r < 0)
+		goto out;
+	if (r > 0)
+		memset(S->p, 0, S->nn * sizeof(int64_t));
+	else
+		cs_bonuses(S);
+	rc = r;
+out:
+	for (g = 0; C.hubt && C.hubs && g < S->ng; g++) {
+		free(C.hubt[g].a);
+		free(C.hubs[g].a);
+	}
+	free(C.hubt);
+	free(C.hubs);
+	free(C.ys.a);
+	free(C.ex);
+	free(C.ring);
+	free(C.inq);
+	free(C.mem);
+	free(C.val);
+	free(C.hk);
+	free(C.hp);
+	free(C.hn);
 	return rc;
 }
 
@@ -2529,18 +3134,33 @@ static int solve(const struct lb_candidates *cand,
 	S.cost_r0 = S.cost_r;
 
 	/*
-	 * direct: plain top-L marks the greedy links; then the problem for
-	 * k_max is solved exactly at coarse costs first (ties let each
-	 * phase move many units), each level's bonuses warm-starting the
-	 * next finer one, the last level at full scale.
+	 * direct: plain top-L marks the greedy links; cost scaling finds
+	 * bonuses near the optimal dual and the primal-dual phases finish
+	 * exactly at full scale. Should cost scaling give up, the problem
+	 * for k_max is solved at coarse costs first (ties let each phase
+	 * move many units), each level's bonuses warm-starting the next
+	 * finer one, the last level at full scale.
 	 */
 	S.level = kmax;
 	if (init_flow(&S, 1) < 0) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
-	r = 0;
-	for (j = 0; j < sizeof(shifts) / sizeof(shifts[0]) && r == 0; j++) {
+	set_shift(&S, 0);
+	r = cost_scale(&S);
+	j = 0;
+	if (r == 0) {
+		j = sizeof(shifts) / sizeof(shifts[0]);
+		r = init_flow(&S, 0) < 0 ? -1 : resolve(&S);
+	} else if (r > 0) {
+		log_debug("assign: cost scaling gave up; cost levels");
+		r = 0;
+	}
+	if (r < 0) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (; j < sizeof(shifts) / sizeof(shifts[0]) && r == 0; j++) {
 		int64_t f = j ? (int64_t)1 << (shifts[j - 1] - shifts[j]) : 0;
 
 		for (t = 0; t < S.nt; t++) {
