@@ -28,6 +28,8 @@ import pageid from './pageid.js';
 
 var SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 var UUID = /^[A-Za-z0-9_-]{1,64}$/;
+/* A NUL or a bad escape in the path: nginx refuses it (400); so do we. */
+var BAD_PATH = /\x00|%00|%(?![0-9A-Fa-f]{2})/;
 var MAX_QUERY = 8192;
 var MAX_TOKEN = 1024;
 var DAY = 'public, max-age=86400';
@@ -126,6 +128,8 @@ function urlParam(query) {
 function route(req) {
     var path = req.path;
     var r = null;
+    if (BAD_PATH.test(path))
+        return { response: error(400, 'bad request') };
     if (path.length <= 256) {
         var s = path.split('/');
         if (s.length === 4 && s[0] === '' && s[3] === 'related-links' &&

@@ -134,9 +134,23 @@ test('hostile paths never reach the store', () => {
     for (const path of hostile) {
         const s = store({});
         const d = core.decide(req(path, 'url=/x', 'GET', 'Bearer key-1'), s);
-        assert.equal(d.response.status, 404, path);
+        assert.equal(d.response.status, /\x00|%00/.test(path) ? 400 : 404, path);
         assert.deepEqual(s.reads, [], path);
     }
+});
+
+test('a NUL or a bad escape in the path is a bad request, as nginx says', () => {
+    for (const path of ['/acme/blog%00/related-links', '/acme/bl\x00og/related-links',
+        '/acme/bl%zzog/related-links', '/acme/blog%/related-links', '/acme/blog%0/related-links',
+        '/api/il/related-links/p%001']) {
+        const s = store({});
+        const r = core.decide(req(path, 'url=/x', 'GET', 'Bearer key-1'), s).response;
+        assert.equal(r.status, 400, path);
+        assert.equal(JSON.parse(r.body).message, 'bad request');
+        assert.deepEqual(s.reads, [], path);
+    }
+    assert.equal(core.decide(req('/acme/blog%41/related-links', 'url=/x'), store({}))
+        .response.status, 404);
 });
 
 test('pages not indexed: uniform random draw without replacement, never itself', () => {
