@@ -144,7 +144,8 @@ function validAuthority(a) {
         for (; i < n && a[i] !== ':'; i++) {
             c = a.charCodeAt(i);
             if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) ||
-                  (c >= 48 && c <= 57) || c === 45 || c === 46))
+                  (c >= 48 && c <= 57) || c === 45 || c === 46 ||
+                  c === 95 || c >= 128))
                 return false;
         }
         hostEnd = i;
@@ -155,8 +156,8 @@ function validAuthority(a) {
         return true;
     if (a[hostEnd] !== ':')
         return false;
-    var port = a.substring(hostEnd + 1);
-    return /^[0-9]{1,5}$/.test(port);
+    /* "host:" is the default port */
+    return /^[0-9]{0,5}$/.test(a.substring(hostEnd + 1));
 }
 
 /* Step 2: a doubly encoded value is decoded once more. */

@@ -63,7 +63,8 @@ edge_checks() {
 		'acme.example/blog/a-post' '/blog/a-post' '/blog/a-post/?utm_source=x&b=2' \
 		'https%3A%2F%2Facme.example%2Fblog%2Fa-post' '%2Fblog%2Fa-post' \
 		'https%253A%252F%252Facme.example%252Fblog%252Fa-post' '/blog/./x/../a-post%23top' \
-		'//acme.example/blog//a-post' '/blog/%61-post'; do
+		'//acme.example/blog//a-post' '/blog/%61-post' 'https://b%C3%BCcher.example/blog/a-post' \
+		'my_site.example/blog/a-post' 'HTTPS://ACME.EXAMPLE:/blog/a-post' 'https://acme.example:443/blog/a-post?'; do
 		for enc in "" "$gz"; do
 			req --compressed ${enc:+-H "$enc"} "$U/acme/blog/related-links?url=$u"
 			if [ "$status" != 200 ] || ! grep -q '"Post B"' "$_t/b"; then
