@@ -85,7 +85,8 @@ function preflight() {
         status: 204,
         headers: headers({
             'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-            'Access-Control-Allow-Headers': 'Authorization',
+            /* '*' covers any other header; Authorization must be named */
+            'Access-Control-Allow-Headers': 'Authorization, *',
             'Access-Control-Max-Age': '86400',
             'Cache-Control': 'public, max-age=86400'
         }),
