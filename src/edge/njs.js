@@ -74,12 +74,16 @@ function fsStore(root) {
             }
             return JSON.parse(text);
         },
+        /* false only for a page that is not there: an unreadable one is
+           the origin failing (500), not a page to answer at random */
         exists: function (key) {
             try {
-                fs.accessSync(root + '/' + key);
+                fs.accessSync(root + '/' + key, fs.constants.R_OK);
                 return true;
             } catch (e) {
-                return false;
+                if (e.code === 'ENOENT' || e.code === 'ENOTDIR')
+                    return false;
+                throw e;
             }
         },
         sha256hex: sha256hex
