@@ -292,8 +292,9 @@ function decide(req, store) {
 /*
  * The URL to side-crawl: the url value as the client gave it (so that the
  * crawler's set patterns see the site's own form, trailing slash included),
- * decoded once more if it was doubly encoded, without its fragment, with white space and non-ASCII bytes
- * percent-encoded; "https://" is added to a host/path form.
+ * decoded once more if it was doubly encoded, without its fragment, with
+ * white space and non-ASCII bytes percent-encoded; "https://" is added to a
+ * host/path form.
  */
 function sideUrl(ctx) {
     var v = pageid.undouble(
