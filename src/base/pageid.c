@@ -278,7 +278,8 @@ static int valid_authority(const char *a, size_t n)
 		for (; i < n && a[i] != ':'; i++) {
 			unsigned char c = (unsigned char)a[i];
 			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			      (c >= '0' && c <= '9') || c == '-' || c == '.'))
+			      (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+			      c == '_' || c >= 0x80))
 				return 0;
 		}
 		host_end = i;
@@ -289,7 +290,7 @@ static int valid_authority(const char *a, size_t n)
 		return 1;
 	if (a[host_end] != ':')
 		return 0;
-	if (n - host_end - 1 < 1 || n - host_end - 1 > 5)
+	if (n - host_end - 1 > 5)	/* "host:" is the default port */
 		return 0;
 	for (i = host_end + 1; i < n; i++)
 		if (a[i] < '0' || a[i] > '9')

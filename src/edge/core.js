@@ -28,9 +28,13 @@ import pageid from './pageid.js';
 
 var SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 var UUID = /^[A-Za-z0-9_-]{1,64}$/;
+/* A NUL or a bad escape in the path: nginx refuses it (400); so do we. */
+var BAD_PATH = /\x00|%00|%(?![0-9A-Fa-f]{2})/;
 var MAX_QUERY = 8192;
 var MAX_TOKEN = 1024;
 var DAY = 'public, max-age=86400';
+/* Project answers need a key: no shared cache may give them to others. */
+var PRIVATE_DAY = 'private, max-age=86400';
 
 var CORS = {
     'Access-Control-Allow-Origin': '*'
@@ -58,11 +62,11 @@ function error(status, message, extra) {
 }
 
 /* Headers of a stored page answer (served as stored, gzipped). */
-function pageHeaders() {
+function pageHeaders(variant) {
     return headers({
         'Content-Type': 'application/json',
         'Content-Encoding': 'gzip',
-        'Cache-Control': DAY,
+        'Cache-Control': variant === 'project' ? PRIVATE_DAY : DAY,
         'Vary': 'Accept-Encoding'
     });
 }
@@ -81,7 +85,8 @@ function preflight() {
         status: 204,
         headers: headers({
             'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-            'Access-Control-Allow-Headers': 'Authorization',
+            /* '*' covers any other header; Authorization must be named */
+            'Access-Control-Allow-Headers': 'Authorization, *',
             'Access-Control-Max-Age': '86400',
             'Cache-Control': 'public, max-age=86400'
         }),
@@ -92,6 +97,10 @@ function preflight() {
 /*
  * The raw query's `url` parameter as a byte string, decoded once the way
  * query strings are (WHATWG urlencoded: '+' is a space). undefined if absent.
+ * SPEC 4.3 asks for the query inside the value to be percent-encoded; when
+ * it is not (a literal '?' in the raw value), the parameters that follow
+ * belong to that query and are given back with it, so that
+ * `?url=/item?utm=1&id=42` is `/item?utm=1&id=42`, as a reader would take it.
  */
 function urlParam(query) {
     if (query.indexOf('url') < 0 && query.indexOf('%') < 0)
@@ -103,7 +112,12 @@ function urlParam(query) {
         var name = eq >= 0 ? p.substring(0, eq) : p;
         if (name !== 'url' && pageid.pctDecode(name, true) !== 'url')
             continue;
-        return eq >= 0 ? pageid.pctDecode(p.substring(eq + 1), true) : '';
+        if (eq < 0)
+            return '';
+        var v = p.substring(eq + 1);
+        if (v.indexOf('?') >= 0 && i + 1 < parts.length)
+            v += '&' + parts.slice(i + 1).join('&');
+        return pageid.pctDecode(v, true);
     }
     return undefined;
 }
@@ -115,6 +129,8 @@ function urlParam(query) {
 function route(req) {
     var path = req.path;
     var r = null;
+    if (BAD_PATH.test(path))
+        return { response: error(400, 'bad request') };
     if (path.length <= 256) {
         var s = path.split('/');
         if (s.length === 4 && s[0] === '' && s[3] === 'related-links' &&
@@ -276,11 +292,13 @@ function decide(req, store) {
 /*
  * The URL to side-crawl: the url value as the client gave it (so that the
  * crawler's set patterns see the site's own form, trailing slash included),
- * without its fragment, with white space and non-ASCII bytes
- * percent-encoded; "https://" is added to a host/path form.
+ * decoded once more if it was doubly encoded, without its fragment, with
+ * white space and non-ASCII bytes percent-encoded; "https://" is added to a
+ * host/path form.
  */
 function sideUrl(ctx) {
-    var v = ctx.raw.replace(/^[ \t\r\n\f]+|[ \t\r\n\f]+$/g, '');
+    var v = pageid.undouble(
+        ctx.raw.replace(/^[ \t\r\n\f]+|[ \t\r\n\f]+$/g, ''));
     var h = v.indexOf('#');
     if (h >= 0)
         v = v.substring(0, h);
@@ -323,7 +341,7 @@ function draw(pool, n, selfKey, queryParams, rand) {
 function miss(ctx, store, rand) {
     if (ctx.variant === 'project') {
         ctx.record = '_projects ' + ctx.project + ' ' + sideUrl(ctx);
-        return json(200, {});
+        return json(200, {}, { 'Cache-Control': PRIVATE_DAY });
     }
     ctx.record = ctx.client + ' ' + ctx.endpoint + ' ' + sideUrl(ctx);
     if (ctx.notIndexed === 'empty' || ctx.links === 0)

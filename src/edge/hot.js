@@ -92,7 +92,8 @@ function page(r) {
             (r.method !== 'GET' && r.method !== 'HEAD'))
             return EDGE;
         var ae = r.headersIn['Accept-Encoding'];
-        if (!ae || ae.indexOf('gzip') < 0 || ae.indexOf('q=0') >= 0)
+        if (!ae || ae.indexOf('gzip') < 0 || ae.indexOf('q=0') >= 0 ||
+            ae.indexOf('Q=0') >= 0)
             return EDGE;
         var m = ROUTE.exec(r.variables.request_uri);
         if (m === null)

@@ -14,6 +14,8 @@
  *                                 gzip), answers everything else itself.
  *   @miss: js_content edge.miss   the S3 proxy said 404/403: the page is not
  *                                 indexed (random links or empty list).
+ *   @refused: edge.refused        nginx refused the method or the body
+ *                                 itself: the same JSON answers.
  *
  * njs 0.7.9 keeps no state between requests (one VM per request), so the
  * descriptors are read on every request: from the file system for a
@@ -72,12 +74,16 @@ function fsStore(root) {
             }
             return JSON.parse(text);
         },
+        /* false only for a page that is not there: an unreadable one is
+           the origin failing (500), not a page to answer at random */
         exists: function (key) {
             try {
-                fs.accessSync(root + '/' + key);
+                fs.accessSync(root + '/' + key, fs.constants.R_OK);
                 return true;
             } catch (e) {
-                return false;
+                if (e.code === 'ENOENT' || e.code === 'ENOTDIR')
+                    return false;
+                throw e;
             }
         },
         sha256hex: sha256hex
@@ -170,4 +176,17 @@ function miss(r) {
     }).catch(function (e) { fail(r, e); });
 }
 
-export default { handle: handle, miss: miss };
+/*
+ * @refused: nginx refused the request before the edge saw it (405: TRACE
+ * or CONNECT; 411/413: a body). The route's answer for the method (404,
+ * 405 with Allow), else 413 (a GET or HEAD with a body).
+ */
+function refused(r) {
+    var d = core.route(makeReq(r));
+    if (d.response && d.response.status !== 204)
+        send(r, d.response);
+    else
+        send(r, core.error(413, 'the edge takes no request body'));
+}
+
+export default { handle: handle, miss: miss, refused: refused };

@@ -144,7 +144,8 @@ function validAuthority(a) {
         for (; i < n && a[i] !== ':'; i++) {
             c = a.charCodeAt(i);
             if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) ||
-                  (c >= 48 && c <= 57) || c === 45 || c === 46))
+                  (c >= 48 && c <= 57) || c === 45 || c === 46 ||
+                  c === 95 || c >= 128))
                 return false;
         }
         hostEnd = i;
@@ -155,8 +156,18 @@ function validAuthority(a) {
         return true;
     if (a[hostEnd] !== ':')
         return false;
-    var port = a.substring(hostEnd + 1);
-    return /^[0-9]{1,5}$/.test(port);
+    /* "host:" is the default port */
+    return /^[0-9]{0,5}$/.test(a.substring(hostEnd + 1));
+}
+
+/* Step 2: a doubly encoded value is decoded once more. */
+function undouble(v) {
+    var low = v.substring(0, 8).toLowerCase();
+    if (low.indexOf('http%3a') === 0 || low.indexOf('https%3a') === 0 ||
+        low.indexOf('%2f') === 0 ||
+        (v.indexOf('/') < 0 && v.toLowerCase().indexOf('%2f') >= 0))
+        return pctDecode(v, false);
+    return v;
 }
 
 function invalid(why) {
@@ -176,11 +187,7 @@ function normalize(url, queryParams) {
     while (b > a && isWhite(v.charCodeAt(b - 1))) b--;
     v = v.substring(a, b);
     /* 2. doubly encoded */
-    var low = v.substring(0, 8).toLowerCase();
-    if (low.indexOf('http%3a') === 0 || low.indexOf('https%3a') === 0 ||
-        low.indexOf('%2f') === 0 ||
-        (v.indexOf('/') < 0 && v.toLowerCase().indexOf('%2f') >= 0))
-        v = pctDecode(v, false);
+    v = undouble(v);
     /* 3. refuse */
     n = v.length;
     if (n === 0)
@@ -195,7 +202,7 @@ function normalize(url, queryParams) {
         v = v.substring(0, i);
     /* 5. scheme */
     var p = v;
-    low = p.substring(0, 8).toLowerCase();
+    var low = p.substring(0, 8).toLowerCase();
     if (low.indexOf('http://') === 0)
         p = p.substring(7);
     else if (low.indexOf('https://') === 0)
@@ -273,5 +280,6 @@ export default {
     normalize: normalize,
     idOfKey: idOfKey,
     pctDecode: pctDecode,
+    undouble: undouble,
     utf8: utf8
 };

@@ -50,11 +50,11 @@ function storeOf(env) {
                 var obj = await env.STORE.get(prefix + key);
                 return obj === null ? null : JSON.parse(await obj.text());
             },
-            page: async function (key, gzipOk) {
+            page: async function (key, gzipOk, variant) {
                 var obj = await env.STORE.get(prefix + key);
                 if (obj === null)
                     return null;
-                var h = core.pageHeaders();
+                var h = core.pageHeaders(variant);
                 if (gzipOk)
                     return new Response(obj.body, { headers: h, encodeBody: 'manual' });
                 delete h['Content-Encoding'];
@@ -76,7 +76,7 @@ function storeOf(env) {
                 throw new Error('store answered ' + res.status + ' for ' + key);
             return JSON.parse(await res.text());
         },
-        page: async function (key) {
+        page: async function (key, gzipOk, variant) {
             var res = await fetch(base + key);
             if (res.status === 404 || res.status === 403)
                 return null;
@@ -86,7 +86,7 @@ function storeOf(env) {
              * fetch() has already decoded the gzip body; the runtime
              * compresses the answer again for clients that accept it.
              */
-            var h = core.pageHeaders();
+            var h = core.pageHeaders(variant);
             delete h['Content-Encoding'];
             return new Response(res.body, { headers: h });
         },
@@ -105,7 +105,7 @@ async function answer(request, env) {
     var d = await core.decide(req, store);
     if (d.response)
         return toResponse(d.response, req.method);
-    var page = await store.page(d.page, req.acceptGzip);
+    var page = await store.page(d.page, req.acceptGzip, d.ctx.variant);
     if (page !== null)
         return req.method === 'HEAD' ?
             new Response(null, { status: 200, headers: page.headers }) : page;
@@ -119,9 +119,10 @@ async function answer(request, env) {
 }
 
 /*
- * The CDN's cache (Cloudflare's Cache API when present): 200 answers are
- * kept for their Cache-Control (a day), keyed by the URL with its query, as
- * SPEC 8 recommends; set EDGE_CACHE = "off" to disable.
+ * The CDN's cache (Cloudflare's Cache API when present): public 200 answers
+ * are kept for their Cache-Control (a day), keyed by the URL with its query,
+ * as SPEC 8 recommends; set EDGE_CACHE = "off" to disable. Project answers
+ * are private (they need the key) and never kept.
  */
 async function cached(request, env, ctx) {
     var cache = typeof caches !== 'undefined' && env.EDGE_CACHE !== 'off' &&
@@ -132,7 +133,8 @@ async function cached(request, env, ctx) {
             return hit;
     }
     var res = await answer(request, env);
-    if (cache && res.status === 200 && ctx && ctx.waitUntil)
+    if (cache && res.status === 200 && ctx && ctx.waitUntil &&
+        /^public/.test(res.headers.get('Cache-Control') || ''))
         ctx.waitUntil(cache.put(request, res.clone()));
     return res;
 }

@@ -111,7 +111,7 @@ test('methods: OPTIONS preflight, HEAD allowed, others 405', () => {
     assert.equal(o.status, 204);
     assert.equal(o.headers['Access-Control-Allow-Origin'], '*');
     assert.match(o.headers['Access-Control-Allow-Methods'], /GET/);
-    assert.match(o.headers['Access-Control-Allow-Headers'], /Authorization/);
+    assert.equal(o.headers['Access-Control-Allow-Headers'], 'Authorization, *');
     assert.ok(core.decide(req('/acme/blog/related-links', 'url=/x', 'HEAD'), S).page);
     for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']) {
         const r = core.decide(req('/acme/blog/related-links', 'url=/x', m), S).response;
@@ -134,9 +134,23 @@ test('hostile paths never reach the store', () => {
     for (const path of hostile) {
         const s = store({});
         const d = core.decide(req(path, 'url=/x', 'GET', 'Bearer key-1'), s);
-        assert.equal(d.response.status, 404, path);
+        assert.equal(d.response.status, /\x00|%00/.test(path) ? 400 : 404, path);
         assert.deepEqual(s.reads, [], path);
     }
+});
+
+test('a NUL or a bad escape in the path is a bad request, as nginx says', () => {
+    for (const path of ['/acme/blog%00/related-links', '/acme/bl\x00og/related-links',
+        '/acme/bl%zzog/related-links', '/acme/blog%/related-links', '/acme/blog%0/related-links',
+        '/api/il/related-links/p%001']) {
+        const s = store({});
+        const r = core.decide(req(path, 'url=/x', 'GET', 'Bearer key-1'), s).response;
+        assert.equal(r.status, 400, path);
+        assert.equal(JSON.parse(r.body).message, 'bad request');
+        assert.deepEqual(s.reads, [], path);
+    }
+    assert.equal(core.decide(req('/acme/blog%41/related-links', 'url=/x'), store({}))
+        .response.status, 404);
 });
 
 test('pages not indexed: uniform random draw without replacement, never itself', () => {
@@ -294,4 +308,36 @@ test('property: random requests only ever read well-formed keys', async () => {
         }
     }
     assert.deepEqual([...statuses].sort(), [200, 204, 400, 401, 404, 405]);
+});
+
+test('side-crawl record of a doubly encoded url: the URL itself, crawlable', () => {
+    const rec = (q) => {
+        const d = core.decide(req('/acme/ml/related-links', q), S);
+        core.miss(d.ctx, S);
+        return d.ctx.record;
+    };
+    assert.equal(rec('url=https%253A%252F%252Facme.example%252Ffr%252Fx%252F'),
+        'acme ml https://acme.example/fr/x/');
+    assert.equal(rec('url=%252Ffr%252Fx'), 'acme ml /fr/x');
+    assert.equal(rec('url=acme.example%252Ffr%252Fx'), 'acme ml https://acme.example/fr/x');
+});
+
+test('url query not percent-encoded: the parameters after it are its own', () => {
+    assert.equal(core.urlParam('url=/item?utm=1&id=42'), '/item?utm=1&id=42');
+    assert.equal(core.urlParam('x=1&url=/item?id=42&b=2'), '/item?id=42&b=2');
+    assert.equal(core.urlParam('url=/item&id=42'), '/item');
+    const want = `acme/shop/pages/${idOf('/item?id=42', ['id'])}.json`;
+    for (const q of ['url=https://acme.example/item?utm=1&id=42',
+        'url=/item?id=42&utm=1', 'url=/item%3Futm%3D1%26id%3D42', 'utm=1&url=/item?id=42'])
+        assert.equal(core.decide(req('/acme/shop/related-links', q), S).page, want, q);
+    assert.notEqual(core.decide(req('/acme/shop/related-links', 'url=/item&id=42'), S).page, want);
+});
+
+test('project answers are private to the key holder: no shared cache keeps them', () => {
+    assert.equal(core.pageHeaders('project')['Cache-Control'], 'private, max-age=86400');
+    assert.equal(core.pageHeaders('standard')['Cache-Control'], 'public, max-age=86400');
+    const d = core.decide(req('/api/il/related-links/p1', 'url=/x', 'GET', 'Bearer key-1'), S);
+    const m = core.miss(d.ctx, S);
+    assert.equal(m.status, 200);
+    assert.equal(m.headers['Cache-Control'], 'private, max-age=86400');
 });

@@ -162,3 +162,31 @@ test('R2 binding: gzipped page passed through, gunzipped for other clients', asy
     assert.equal((await plain.json()).message, 'related links');
     assert.equal((await call('/acme/soon/related-links?url=/x', {}, env)).status, 204);
 });
+
+test('the Cache API keeps public answers only: a project answer needs its key', async () => {
+    const kept = new Map();
+    globalThis.caches = { default: {
+        match: async (r) => kept.get(r.url)?.clone(),
+        put: async (r, res) => { kept.set(r.url, res); },
+    } };
+    try {
+        const waits = [];
+        const ctx = { waitUntil: (p) => waits.push(p) };
+        const get = (path, headers = {}) => worker.fetch(
+            new Request('https://edge.example' + path, { headers }), { STORE_URL: base }, ctx);
+        const p = '/api/il/related-links/p1?url=/blog/a';
+        const ok = await get(p, { Authorization: 'Bearer secret-1' });
+        assert.equal(ok.status, 200);
+        assert.equal(ok.headers.get('cache-control'), 'private, max-age=86400');
+        const miss = await get('/api/il/related-links/p1?url=/nope', { Authorization: 'Bearer secret-1' });
+        assert.equal(miss.headers.get('cache-control'), 'private, max-age=86400');
+        await Promise.all(waits);
+        assert.equal((await get(p)).status, 401, 'a cached project answer was served without a key');
+        const s = await get('/acme/blog/related-links?url=/blog/a');
+        assert.equal(s.status, 200);
+        await Promise.all(waits);
+        assert.deepEqual([...kept.keys()], ['https://edge.example/acme/blog/related-links?url=/blog/a']);
+    } finally {
+        delete globalThis.caches;
+    }
+});

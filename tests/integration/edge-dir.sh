@@ -31,6 +31,15 @@ req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=/blog/x/..
 	fail "dot segments: $status, etag '$(hdr etag)'"
 ok "hot path"
 
+# a page that cannot be read is the origin failing: 500, not random links
+loop=$store/acme/blog/pages/$("$LINKBOT" page-id /blog/loop).json
+ln -s "$(basename "$loop")" "$loop"
+for enc in "" "Accept-Encoding: gzip"; do
+	expect "500 unreadable page ($enc)" 500 ${enc:+-H "$enc"} "$EDGE_URL/acme/blog/related-links?url=/blog/loop"
+	expect_json_message "500 unreadable page"
+done
+rm -f "$loop"
+
 # preview's own command line
 "$LINKBOT" preview --help | grep -q -- '--store' || fail "preview --help"
 "$LINKBOT" preview --store /nonexistent/store --listen 127.0.0.1:1 >/dev/null 2>&1 &&

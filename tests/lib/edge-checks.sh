@@ -63,7 +63,8 @@ edge_checks() {
 		'acme.example/blog/a-post' '/blog/a-post' '/blog/a-post/?utm_source=x&b=2' \
 		'https%3A%2F%2Facme.example%2Fblog%2Fa-post' '%2Fblog%2Fa-post' \
 		'https%253A%252F%252Facme.example%252Fblog%252Fa-post' '/blog/./x/../a-post%23top' \
-		'//acme.example/blog//a-post' '/blog/%61-post'; do
+		'//acme.example/blog//a-post' '/blog/%61-post' 'https://b%C3%BCcher.example/blog/a-post' \
+		'my_site.example/blog/a-post' 'HTTPS://ACME.EXAMPLE:/blog/a-post' 'https://acme.example:443/blog/a-post?'; do
 		for enc in "" "$gz"; do
 			req --compressed ${enc:+-H "$enc"} "$U/acme/blog/related-links?url=$u"
 			if [ "$status" != 200 ] || ! grep -q '"Post B"' "$_t/b"; then
@@ -80,6 +81,11 @@ edge_checks() {
 	done
 	req --compressed "$U/acme/shop/related-links?url=%2Fitem%3Fid%3D43"
 	grep -q '"item 42"' "$_t/b" && fail "id=43 found the page of id=42"
+	# a query inside url that the client did not percent-encode, any order
+	for u in 'https://acme.example/item?utm=1&id=42' '/item?id=42&utm=1' 'acme.example/item?b=2&id=42&a=1'; do
+		req --compressed "$U/acme/shop/related-links?url=$u"
+		[ "$status" = 200 ] && grep -q '"item 42"' "$_t/b" || fail "unencoded query '$u': $status $(body)"
+	done
 	ok "query params"
 
 	# --- 204 pending
@@ -144,6 +150,7 @@ edge_checks() {
 	expect "not indexed, enterprise" 200 "$U/il/ent/docs/related-links?url=/guide/unknown"
 	[ "$(jget 'len(d["related_links"])')" = 2 ] || fail "enterprise random: $(body)"
 	expect "not indexed, multi-language: empty list" 200 "$U/acme/ml/related-links?url=https://acme.example/fr/page"
+	expect "not indexed, doubly encoded" 200 "$U/acme/ml/related-links?url=https%253A%252F%252Facme.example%252Ffr%252Fdouble"
 	[ "$(jget 'd["related_links"]')" = "[]" ] && [ -n "$(jget 'd["message"]')" ] || fail "empty list: $(body)"
 	expect "not indexed, empty pool" 200 "$U/acme/shop/related-links?url=/item%3Fid%3D9"
 	[ "$(jget 'd["related_links"]')" = "[]" ] || fail "empty pool: $(body)"
@@ -156,9 +163,19 @@ edge_checks() {
 	expect "401 basic auth" 401 -H 'Authorization: Basic dGVzdC1rZXktMQ==' "$u"
 	expect "200 project" 200 --compressed -H 'Authorization: Bearer test-key-1' "$u"
 	[ "$(jget 'd["m1"]["to"]')" = "/shop/" ] || fail "project body: $(body)"
+	# needs the key: no shared cache may keep it for others
+	expect_hdr "200 project" cache-control "private, max-age=86400"
+	expect "200 project, gzip" 200 -H 'Accept-Encoding: gzip' -H 'Authorization: Bearer test-key-1' "$u"
+	expect_hdr "200 project gzip" cache-control "private, max-age=86400"
+	expect_hdr "200 project gzip" content-encoding gzip
 	expect "200 project, not indexed" 200 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-1?url=/nope"
+	expect_hdr "200 project not indexed" cache-control "private, max-age=86400"
 	expect "404 unknown project" 404 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-2?url=/x"
 	expect "400 project without url" 400 -H 'Authorization: Bearer test-key-1' "$U/api/il/related-links/p-1"
+
+	# a client that refuses gzip (any case) gets a readable body
+	expect "200 gzip;Q=0" 200 -H 'Accept-Encoding: gzip;Q=0' "$U/acme/blog/related-links?url=/blog/a-post"
+	[ -z "$(hdr content-encoding)" ] && grep -q '"Post B"' "$_t/b" || fail "gzip;Q=0: $(hdr content-encoding)"
 
 	# --- methods, CORS preflight
 	expect "OPTIONS preflight" 204 -X OPTIONS -H 'Origin: https://x.example' \
@@ -170,6 +187,15 @@ edge_checks() {
 		expect "405 $m" 405 -X "$m" -d x "$U/acme/blog/related-links?url=/blog/a-post"
 		expect_hdr "405" allow "GET, HEAD, OPTIONS"
 	done
+	# methods nginx refuses itself, and bodies: the same JSON answers
+	expect "405 TRACE" 405 -X TRACE "$U/acme/blog/related-links?url=/blog/a-post"
+	expect_json_message "405 TRACE"
+	expect_hdr "405 TRACE" allow "GET, HEAD, OPTIONS"
+	head -c 5000 /dev/zero | tr '\0' x >"$_t/big"
+	expect "405 POST with a large body" 405 --data-binary "@$_t/big" "$U/acme/blog/related-links?url=/blog/a-post"
+	expect_json_message "405 POST large body"
+	expect "413 GET with a large body" 413 -X GET --data-binary "@$_t/big" "$U/acme/blog/related-links?url=/blog/a-post"
+	expect_json_message "413 GET large body"
 	expect "HEAD" 200 -I -H "$gz" "$U/acme/blog/related-links?url=/blog/a-post"
 	expect "HEAD not indexed" 200 -I "$U/acme/blog/related-links?url=/blog/none"
 
@@ -224,6 +250,16 @@ edge_checks() {
 	    assert b"\r\n\r\n{" in data or st == 400, (line[:60], data[:300])
 	st, data = send(b"GET /acme/blog/related-links?url=/caf\xc3\xa9 HTTP/1.1")
 	assert st == 200, st
+	# refused by nginx itself: still JSON with a message
+	for line, want in ((b"CONNECT /acme/blog/related-links HTTP/1.1", 405),
+	                   (b"GET /acme/blog/related-links?url=/x HTTP/2.0", 505),
+	                   (b"GET /acme/blog/related-links?url=/x HTTP/1.1\r\nTransfer-Encoding: foo", 501)):
+	    st, data = send(line)
+	    assert st == want, (line, st)
+	    head, _, body = data.partition(b"\r\n\r\n")
+	    assert b"\r\ncontent-type: application/json" in head.lower(), (line, head)
+	    assert b"access-control-allow-origin: *" in head.lower(), (line, head)
+	    assert b'"message":' in body, (line, body)
 	print("ok: raw hostile requests")
 	PY
 
@@ -233,6 +269,7 @@ edge_checks() {
 	grep -q ' acme blog https://acme.example/blog/self$' "$log" || fail "unindexed.log lacks the blog page: $(head -3 "$log")"
 	grep -q ' acme ml https://acme.example/fr/page$' "$log" || fail "unindexed.log lacks the ml page"
 	grep -q ' ent docs /guide/unknown$' "$log" || fail "unindexed.log lacks the enterprise page"
+	grep -q ' acme ml https://acme.example/fr/double$' "$log" || fail "unindexed.log: doubly encoded url: $(grep double "$log")"
 	grep -q ' _projects p-1 /nope$' "$log" || fail "unindexed.log lacks the project page"
 	grep -q 'a-post' "$log" && fail "unindexed.log records an indexed page"
 	grep -rq 'test-key-1' "$EDGE_PREFIX/logs" && fail "the API key appears in a log"
