@@ -1374,6 +1374,12 @@ static inline int64_t arc_val(const struct solver *S, size_t i)
 	return -(int64_t)S->cost[i] + S->p[tnode(S, S->tg[i])];
 }
 
+/* arc_val with ties broken for the link held before (fl bit 2). */
+static inline int64_t arc_key(const struct solver *S, size_t i)
+{
+	return 2 * arc_val(S, i) + ((S->fl[i] >> 2) & 1);
+}
+
 /*
  * Phase 0: with target bonuses p(t) >= 0 (p(Y) = 0) given, every source
  * takes its L_s best options by weight + bonus (a random link is worth
@@ -1416,12 +1422,15 @@ static int init_flow(struct solver *S, int mark_greedy)
 				     INT64_MIN;
 		int64_t best_out = INT64_MIN, worst_in = INT64_MAX;
 
-		/* the best lsv arcs, by insertion into top[] (desc) */
+		/* the best lsv arcs, by insertion into top[] (desc); among
+		 * equal values the links held before win (bit 2 keeps them
+		 * for the scan), so a restart keeps the flow's ties */
+		for (i = S->off[s]; i < S->off[s + 1]; i++)
+			S->fl[i] = (uint8_t)((S->fl[i] & ~5) | (S->fl[i] & 1) << 2);
 		for (i = S->off[s]; i < S->off[s + 1]; i++) {
-			int64_t v = arc_val(S, i);
+			int64_t v = arc_val(S, i), key = arc_key(S, i);
 
-			S->fl[i] &= (uint8_t)~1;
-			if (n == lsv && (n == 0 || v <= arc_val(S, top[n - 1]))) {
+			if (n == lsv && (n == 0 || key <= arc_key(S, top[n - 1]))) {
 				if (v > best_out)
 					best_out = v;
 				continue;
@@ -1433,7 +1442,7 @@ static int init_flow(struct solver *S, int mark_greedy)
 					best_out = dv;
 				n--;
 			}
-			for (j = n; j > 0 && arc_val(S, top[j - 1]) < v; j--)
+			for (j = n; j > 0 && arc_key(S, top[j - 1]) < key; j--)
 				top[j] = top[j - 1];
 			top[j] = (uint32_t)i;
 			n++;
