@@ -1394,7 +1394,7 @@ static inline int64_t arc_key(const struct solver *S, size_t i)
 static int init_flow(struct solver *S, int mark_greedy)
 {
 	size_t s, t, g, i, j, lmax = 0;
-	uint32_t *top = NULL;
+	uint32_t *top = NULL, *q0 = NULL;
 
 	for (s = 0; s < S->ns; s++)
 		if (S->ls[s] > lmax)
@@ -1412,6 +1412,12 @@ static int init_flow(struct solver *S, int mark_greedy)
 				mx = S->p[tnode(S, S->gtgt[i])];
 		S->p[hnode(S, (uint32_t)g)] = mx;
 	}
+	q0 = malloc((S->nt + 1) * sizeof(uint32_t));
+	if (q0 == NULL) {
+		free(top);
+		return -1;
+	}
+	memcpy(q0, S->q, S->nt * sizeof(uint32_t));
 	memset(S->in, 0, S->nt * sizeof(uint32_t));
 	memset(S->q, 0, S->nt * sizeof(uint32_t));
 	memset(S->fy, 0, S->nt * sizeof(uint32_t));
@@ -1497,11 +1503,20 @@ static int init_flow(struct solver *S, int mark_greedy)
 					S->p[h] = lim;
 				continue;
 			}
-			/* to the targets at the top bonus, neediest first,
-			 * the rest uniformly among them */
+			/* to the targets at the top bonus: first as many as
+			 * each had (a restart keeps the flow), then the
+			 * neediest, the rest uniformly among them */
 			for (i = b; i < e; i++)
 				if (S->p[tnode(S, S->gtgt[i])] == ph)
 					top[ne++] = S->gtgt[i];
+			for (i = 0; i < ne && rg > 0; i++) {
+				uint32_t tt = top[i];
+				uint32_t k0 = q0[tt] < rg ? q0[tt] : (uint32_t)rg;
+
+				S->in[tt] += k0;
+				S->q[tt] += k0;
+				rg -= k0;
+			}
 			for (i = 0; i < ne && rg > 0; i++) {
 				uint32_t tt = top[i];
 
@@ -1520,6 +1535,7 @@ static int init_flow(struct solver *S, int mark_greedy)
 			}
 		}
 	free(top);
+	free(q0);
 	for (t = 0; t < S->nt; t++) {
 		uint32_t d = dem(S, (uint32_t)t);
 
@@ -2184,10 +2200,15 @@ static int cs_discharge_y(struct solver *S, struct cs *C)
 	return 0;
 }
 
-/* Bonuses from potentials: p(t) - p(Y), at least 0; p(Y) = 0. */
+/*
+ * Bonuses from potentials: p(t) - p(Y), at least 0; p(Y) = 0. Targets
+ * that the hub feeds sit within eps of the hub's potential; they all get
+ * the group's top such bonus, since init_flow() sends random links only
+ * to targets at the top bonus (otherwise a restart would take them away).
+ */
 static void cs_bonuses(struct solver *S)
 {
-	size_t t;
+	size_t t, g, i;
 
 	for (t = 0; t < S->nt; t++) {
 		int64_t b = S->p[tnode(S, (uint32_t)t)] - S->p[S->y];
@@ -2195,6 +2216,17 @@ static void cs_bonuses(struct solver *S)
 		S->p[tnode(S, (uint32_t)t)] = b > 0 ? b : 0;
 	}
 	S->p[S->y] = 0;
+	for (g = 0; g < S->ng && S->hub; g++) {
+		int64_t top = INT64_MIN;
+
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			if (S->q[S->gtgt[i]] > 0 &&
+			    S->p[tnode(S, S->gtgt[i])] > top)
+				top = S->p[tnode(S, S->gtgt[i])];
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			if (S->q[S->gtgt[i]] > 0)
+				S->p[tnode(S, S->gtgt[i])] = top;
+	}
 }
 
 /* The flow init_flow() makes from the current bonuses, its excesses and
