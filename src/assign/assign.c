@@ -47,7 +47,7 @@
  *   so Y -> t has no residual capacity and p(t) > p(Y) is allowed). With
  *   all bonuses 0 this is plain top-L, recorded for the figures.
  * Phase 1, cost scaling (cost_scale, its own notes below): Goldberg's
- *   push-relabel with eps falling from 2^21 to 1 unit, restarted through
+ *   push-relabel with eps falling from 2^24 to 1 unit, restarted through
  *   phase 0 at every eps, gives bonuses within a few units of the optimal
  *   dual; phase 0 from them leaves only imbalances that tight arcs carry,
  *   and phase 3 at full scale removes them in a few passes. Should it
@@ -88,7 +88,7 @@
  * Costs are integers: round((score + bonus) * 2^24), so the optimum is
  * exact for scores rounded to 2^-24 (floats in [-1, 1] carry 24 bits).
  *
- * Complexity: building and phase 0 O(n M); cost scaling 8 refines of
+ * Complexity: building and phase 0 O(n M); cost scaling 13 refines of
  * O(n M) plus 10-25 pushes and relabels per node each on the benchmark;
  * each primal-dual phase a Dijkstra over the part of the graph nearest to
  * the excess, O(m' log n), and after cost scaling only a few of them.
@@ -1780,7 +1780,7 @@ out:
  * p(s) + c(s,t) whose keys are fixed lazily at the top; hubs and Y reach
  * their targets (and a hub its sources) through lazy max-heaps by
  * potential. eps falls by CS_ALPHA a refine from CS_EPS0 to one unit of
- * cost; each restart keeps the targets' potentials as bonuses. A refine
+ * cost (13 refines); each restart keeps the targets' potentials as bonuses. A refine
  * that relabels more than CS_BUDGET times per node gives up (k cannot
  * hold, or a pathological instance) and the caller falls back to the
  * cost levels. Nothing is claimed here: the exact phases and the
@@ -1790,8 +1790,8 @@ out:
  * (about 10-25 per node per refine on the benchmark), each O(M) for a
  * source and O(log in_t) for a target.
  */
-#define CS_EPS0 ((int64_t)1 << 21)
-#define CS_ALPHA 8
+#define CS_EPS0 ((int64_t)1 << 24)	/* one unit of score */
+#define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
 #define CS_BUDGET 64
 
 /* A max-heap of nodes by key, lazy: see above. */
