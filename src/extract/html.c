@@ -21,6 +21,7 @@
  * comments, share buttons, cookie banners, related posts, newsletters.
  * If that leaves nothing, the whole <body> without hidden content.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +29,39 @@
 #include <gumbo.h>
 
 #include "extract_int.h"
+
+/*
+ * The ancestors of the page's content anchors (<main>, role=main,
+ * itemprop=articleBody|text) are never boilerplate, whatever their class
+ * says: WordPress puts "ast-right-sidebar" or "et_right_sidebar" on
+ * <body> and on wrappers of the whole page. A sorted array, searched only
+ * for elements that look like boilerplate.
+ */
+#define X_MAX_ANCHORS 16
+struct keep {
+	const GumboNode **v;
+	size_t n;
+};
+
+static int keeps(const struct keep *k, const GumboNode *n)
+{
+	size_t lo = 0, hi;
+
+	if (k == NULL)
+		return 0;
+	hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid] == n)
+			return 1;
+		if ((uintptr_t)k->v[mid] < (uintptr_t)n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
 
 /* Frame flags. */
 #define F_HIDDEN	0x01	/* inside hidden content */
@@ -37,6 +71,8 @@
 #define F_BLOCK		0x10	/* this element is a block */
 #define F_HEAD		0x20	/* inside <head> */
 #define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
+#define F_CHROME	0x80	/* inside the site's chrome (boilerplate other
+				 * than an entry's meta line): no bylines */
 
 struct frame {
 	GumboNode *node;
@@ -185,7 +221,8 @@ static const struct word hiding_classes[] = {
 	W("a11y-hidden"), W("headerlink"), W("hash-link"), W("anchorjs-link"),
 	{ NULL, 0 },
 };
-/* Words that mark boilerplate in a class or id, and words that veto it
+/* Words that mark boilerplate in a class or id ("ez-toc-container",
+ * "jp-relatedposts", "cookie-law-info-bar"), and words that veto it
  * ("content-sidebar-wrap" wraps the content). */
 static const struct word boiler_words[] = {
 	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
@@ -196,19 +233,28 @@ static const struct word boiler_words[] = {
 	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
 	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
 	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
-	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
+	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"),
+	W("cookiebanner"), W("paginav"), W("crp"),
+	{ NULL, 0 },
+};
+/* Words of an entry's meta line: boilerplate for the text, but where
+ * bylines, entry dates and categories are. */
+static const struct word meta_words[] = {
+	W("meta"), W("byline"), W("postmeta"), W("entrymeta"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
- * (DocBook's navheader/navfooter, the Apache manual's language bars). */
+ * (DocBook's navheader/navfooter, the Apache manual's language bars),
+ * table-of-contents blocks and consent dialogs. */
 static const struct word boiler_tokens[] = {
 	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
 	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
+	W("table-of-contents"), W("CybotCookiebotDialog"),
+	W("BorlabsCookie"), W("onetrust-consent-sdk"),
 	{ NULL, 0 },
 };
 static const struct word veto_words[] = {
-	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
-	W("container"), W("layout"),
+	W("content"), W("article"), W("body"),
 	{ NULL, 0 },
 };
 /* ARIA roles of boilerplate (banner only outside article/main). */
@@ -249,11 +295,12 @@ static int list_has(const char *list, const struct word *words)
 	return 0;
 }
 
-/* Does one token of the class or id list name boilerplate? */
+/* Does one token of the class or id list name boilerplate? 1: the site's
+ * chrome, 2: an entry's meta line, 0: neither. */
 static int names_boiler(const char *list)
 {
 	const char *p = list, *e, *q, *qe;
-	int boiler, veto;
+	int boiler, meta, veto, r = 0;
 
 	while (*p != '\0') {
 		while (is_ws(*p))
@@ -266,12 +313,15 @@ static int names_boiler(const char *list)
 		}
 		if (word_in(p, (size_t)(e - p), boiler_tokens))
 			return 1;
-		boiler = veto = 0;
+		boiler = meta = veto = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
 				;
 			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
 				boiler = 1;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), meta_words))
+				meta = 1;
 			else if (qe > q &&
 				 word_in(q, (size_t)(qe - q), veto_words))
 				veto = 1;
@@ -280,9 +330,11 @@ static int names_boiler(const char *list)
 		}
 		if (boiler && !veto)
 			return 1;
+		if (meta && !veto)
+			r = 2;
 		p = e;
 	}
-	return 0;
+	return r;
 }
 
 /* The attributes the walks look at, found in one pass. */
@@ -364,35 +416,45 @@ static int boiler_tag(const GumboNode *n, unsigned flags)
 }
 
 /*
- * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked) or 0.
- * flags: the context (F_ARTICLE decides for header, footer, banner).
+ * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked; with
+ * F_CHROME unless it is an entry's meta line) or 0. flags: the context
+ * (F_ARTICLE decides for header, footer, banner). An ancestor of the
+ * content (k) is never boilerplate.
  */
-static unsigned classify(const GumboNode *n, unsigned flags, int boiler)
+static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
+			 const struct keep *k)
 {
 	struct eattrs a;
+	unsigned r = 0;
+	int nb;
 
 	if (hidden_tag(n))
 		return F_HIDDEN;
-	if (n->v.element.attributes.length == 0)
-		return boiler && boiler_tag(n, flags) ? F_BOILER : 0;
-	get_attrs(n, &a);
-	if (a.hidden != NULL ||
-	    (a.aria_hidden != NULL && strcasecmp(a.aria_hidden, "true") == 0) ||
-	    style_hides(a.style) ||
-	    (a.cls != NULL && list_has(a.cls, hiding_classes)))
-		return F_HIDDEN;
-	if (!boiler)
+	memset(&a, 0, sizeof(a));
+	if (n->v.element.attributes.length > 0) {
+		get_attrs(n, &a);
+		if (a.hidden != NULL ||
+		    (a.aria_hidden != NULL &&
+		     strcasecmp(a.aria_hidden, "true") == 0) ||
+		    style_hides(a.style) ||
+		    (a.cls != NULL && list_has(a.cls, hiding_classes)))
+			return F_HIDDEN;
+	}
+	if (!boiler || n->v.element.tag == GUMBO_TAG_BODY ||
+	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
 	if (boiler_tag(n, flags))
-		return F_BOILER;
-	if (a.role != NULL &&
-	    (list_has(a.role, boiler_roles) ||
-	     (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
-		return F_BOILER;
-	if ((a.cls != NULL && names_boiler(a.cls)) ||
-	    (a.id != NULL && names_boiler(a.id)))
-		return F_BOILER;
-	return 0;
+		r = F_BOILER | F_CHROME;
+	else if (a.role != NULL &&
+		 (list_has(a.role, boiler_roles) ||
+		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
+		r = F_BOILER | F_CHROME;
+	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
+		 (a.id != NULL && (nb = names_boiler(a.id)) != 0))
+		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
+	if (r != 0 && keeps(k, n))
+		return 0;
+	return r;
 }
 
 static int is_main(const GumboNode *n)
@@ -407,7 +469,7 @@ static int is_main(const GumboNode *n)
 
 /* Text under root, skipping hidden content (and boilerplate if asked). */
 static int collect_text(GumboNode *root, int boiler, unsigned flags0,
-			struct x_text *t)
+			const struct keep *k, struct x_text *t)
 {
 	struct stack s = {0};
 	int rc = -1;
@@ -443,7 +505,7 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		default:
 			continue;
 		}
-		if (classify(c, fl, boiler) != 0)
+		if (classify(c, fl, boiler, k) != 0)
 			continue;
 		switch (c->v.element.tag) {
 		case GUMBO_TAG_BR:
@@ -478,6 +540,7 @@ out:
 
 struct scan {
 	struct x_ctx *x;
+	struct keep keep;	/* ancestors of the content */
 	struct x_jsonld *jsonld;
 	GumboNode *body, *main, *article;
 	int n_main, n_article;
@@ -660,7 +723,7 @@ static int h1_text(struct scan *sc, GumboNode *n, char **out)
 	int rc;
 
 	x_text_init(&t, X_MAX_FIELD, 1);
-	rc = collect_text(n, 0, 0, &t);
+	rc = collect_text(n, 0, 0, NULL, &t);
 	*out = x_text_take(&t);
 	x_text_release(&t);
 	if (rc < 0)
@@ -675,7 +738,7 @@ static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
 	char *s;
 
 	x_text_init(&t, X_MAX_FIELD, 1);
-	collect_text(n, 0, 0, &t);
+	collect_text(n, 0, 0, NULL, &t);
 	if (t.oom) {
 		x_text_release(&t);
 		return x_oom(x);
@@ -749,7 +812,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			struct x_text t;
 
 			x_text_init(&t, X_MAX_FIELD, 1);
-			collect_text(n, 0, 0, &t);
+			collect_text(n, 0, 0, NULL, &t);
 			s = x_text_take(&t);
 			x_text_release(&t);
 			if (s != NULL) {
@@ -798,7 +861,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	if (*flags & F_HEAD)
 		return 1;
 	if (!(*flags & F_HIDDEN))
-		*flags |= classify(n, *flags, !(*flags & F_BOILER));
+		*flags |= classify(n, *flags, !(*flags & F_BOILER), &sc->keep);
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
 			sc->n_main++;
@@ -843,7 +906,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		if (k >= 0) {
 			*flags |= F_MICRO;
 			if (collect_text(n, 1, *flags & F_ARTICLE,
-					 &sc->micro[k]) < 0)
+					 &sc->keep, &sc->micro[k]) < 0)
 				return x_oom(x);
 			x_text_break(&sc->micro[k]);
 		}
@@ -881,6 +944,76 @@ static int scan(struct scan *sc, GumboNode *root)
 	goto out;
 oom:
 	x_oom(sc->x);
+out:
+	free(s.v);
+	return rc;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const GumboNode *const *)a;
+	uintptr_t y = (uintptr_t)*(const GumboNode *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Fills k with the ancestors of the first X_MAX_ANCHORS content anchors
+ * (<main>, role=main, itemprop=articleBody; not itemprop=text, which
+ * comments carry too). One walk over the tree; the parent chains are at
+ * most X_MAX_DEPTH long.
+ */
+static int find_keep(GumboNode *root, struct keep *k)
+{
+	struct stack s = {0};
+	size_t anchors = 0, alloc = 0, i, j;
+	const char *ip;
+	int rc = -1;
+
+	if (push(&s, root, 0) < 0)
+		goto out;
+	while (s.n > 0 && anchors < X_MAX_ANCHORS) {
+		struct frame *f = &s.v[s.n - 1];
+		const GumboVector *ch = children(f->node);
+		GumboNode *c, *p;
+
+		if (ch == NULL || f->idx >= ch->length) {
+			s.n--;
+			continue;
+		}
+		c = ch->data[f->idx++];
+		if (c->type != GUMBO_NODE_ELEMENT || hidden_tag(c))
+			continue;
+		if (is_main(c) || (c->v.element.attributes.length > 0 &&
+				   (ip = attr(c, "itemprop")) != NULL &&
+				   has_token(ip, "articleBody"))) {
+			anchors++;
+			for (p = c->parent; p != NULL &&
+			     p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
+				if (k->n == alloc) {
+					size_t a = alloc ? alloc * 2 : 64;
+					const GumboNode **v = realloc(
+						k->v, a * sizeof(*v));
+
+					if (v == NULL)
+						goto out;
+					k->v = v;
+					alloc = a;
+				}
+				k->v[k->n++] = p;
+			}
+		}
+		if (push(&s, c, 0) < 0)
+			goto out;
+	}
+	if (k->n > 1) {
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ptr);
+		for (i = 1, j = 1; i < k->n; i++)
+			if (k->v[i] != k->v[j - 1])
+				k->v[j++] = k->v[i];
+		k->n = j;
+	}
+	rc = 0;
 out:
 	free(s.v);
 	return rc;
@@ -943,7 +1076,7 @@ static int body_text(struct scan *sc)
 	else if (sc->n_article == 1)
 		root = sc->article, fl = F_ARTICLE;
 	x_text_init(&t, X_MAX_TEXT, 0);
-	collect_text(root, 1, fl, &t);
+	collect_text(root, 1, fl, &sc->keep, &t);
 	if (t.oom) {
 		x_text_release(&t);
 		return x_oom(sc->x);
@@ -951,7 +1084,7 @@ static int body_text(struct scan *sc)
 	s = x_text_take(&t);
 	if (s == NULL) {
 		/* Everything looked like boilerplate: take it all. */
-		collect_text(sc->body, 0, 0, &t);
+		collect_text(sc->body, 0, 0, NULL, &t);
 		if (t.oom) {
 			x_text_release(&t);
 			return x_oom(sc->x);
@@ -988,6 +1121,10 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	}
 	if (find_base(out->document, page_url, x) < 0)
 		goto out;
+	if (find_keep(out->document, &sc.keep) < 0) {
+		x_oom(x);
+		goto out;
+	}
 	if (scan(&sc, out->document) < 0)
 		goto out;
 	if (x_jsonld_offer(sc.jsonld, x, x->str[LB_F_url][LB_SRC_META] != NULL ?
@@ -1032,6 +1169,7 @@ out:
 	x_text_release(&sc.micro[0]);
 	x_text_release(&sc.micro[1]);
 	x_jsonld_free(sc.jsonld);
+	free(sc.keep.v);
 	if (out != NULL)
 		gumbo_destroy_output(&opts, out);
 	return rc;
