@@ -222,8 +222,9 @@ static const struct word hiding_classes[] = {
 	{ NULL, 0 },
 };
 /* Words that mark boilerplate in a class or id ("ez-toc-container",
- * "jp-relatedposts", "cookie-law-info-bar"), and words that veto it
- * ("content-sidebar-wrap" wraps the content). */
+ * "jp-relatedposts", "cookie-law-info-bar"), and words that veto it when
+ * the token ends in a wrapper word ("content-sidebar-wrap" wraps the
+ * content; "article-byline" is a byline). */
 static const struct word boiler_words[] = {
 	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
 	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
@@ -233,7 +234,7 @@ static const struct word boiler_words[] = {
 	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
 	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
 	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
-	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"),
+	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
 	W("cookiebanner"), W("paginav"), W("crp"),
 	{ NULL, 0 },
 };
@@ -254,7 +255,12 @@ static const struct word boiler_tokens[] = {
 	{ NULL, 0 },
 };
 static const struct word veto_words[] = {
-	W("content"), W("article"), W("body"),
+	W("content"), W("article"), W("body"), W("main"),
+	{ NULL, 0 },
+};
+static const struct word wrap_words[] = {
+	W("wrap"), W("wrapper"), W("container"), W("inner"), W("area"),
+	W("layout"), W("holder"),
 	{ NULL, 0 },
 };
 /* ARIA roles of boilerplate (banner only outside article/main). */
@@ -324,10 +330,15 @@ static int names_boiler(const char *list)
 				meta = 1;
 			else if (qe > q &&
 				 word_in(q, (size_t)(qe - q), veto_words))
-				veto = 1;
-			if (qe == e)
+				veto |= 1;
+			if (qe == e) {
+				if (qe > q && word_in(q, (size_t)(qe - q),
+						      wrap_words))
+					veto |= 2;
 				break;
+			}
 		}
+		veto = veto == 3;
 		if (boiler && !veto)
 			return 1;
 		if (meta && !veto)
