@@ -558,6 +558,7 @@ struct scan {
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
 	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
+	int micro_authors;	/* itemprop=author looked at */
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
@@ -779,6 +780,151 @@ static int is_site_name(const struct scan *sc, const char *h)
 	return same;
 }
 
+/* The one-line text of n (NULL if empty or longer than max bytes). */
+static char *short_text(struct x_ctx *x, GumboNode *n, size_t max)
+{
+	struct x_text t;
+	char *s;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	collect_text(n, 0, 0, NULL, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		x_oom(x);
+		return NULL;
+	}
+	s = x_text_take(&t);
+	x_text_release(&t);
+	if (s != NULL && strlen(s) > max) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/* The first descendant of n (not n) whose attribute a has the token w,
+ * not looking into nested microdata items; breadth first, bounded. */
+static GumboNode *find_desc(GumboNode *n, const char *a, const char *w)
+{
+	GumboNode *q[64];
+	size_t head = 0, tail = 0, i;
+
+	q[tail++] = n;
+	while (head < tail) {
+		GumboNode *p = q[head++];
+		const GumboVector *ch = &p->v.element.children;
+
+		for (i = 0; i < ch->length; i++) {
+			GumboNode *c = ch->data[i];
+			const char *v;
+
+			if (c->type != GUMBO_NODE_ELEMENT || hidden_tag(c))
+				continue;
+			if ((v = attr(c, a)) != NULL && has_token(v, w))
+				return c;
+			if (tail < sizeof(q) / sizeof(q[0]) &&
+			    attr(c, "itemscope") == NULL)
+				q[tail++] = c;
+		}
+	}
+	return NULL;
+}
+
+/* Is n inside a comment, review or answer item (microdata)? */
+static int in_other_item(const GumboNode *n)
+{
+	static const char *const other[] = {
+		"Comment", "Review", "Answer", "Question", NULL,
+	};
+	const char *t;
+	int k, d;
+
+	for (n = n->parent, d = 0; n != NULL && n->type == GUMBO_NODE_ELEMENT &&
+	     d < X_MAX_DEPTH; n = n->parent, d++) {
+		if ((t = attr(n, "itemtype")) == NULL)
+			continue;
+		for (k = 0; other[k] != NULL; k++)
+			if (strstr(t, other[k]) != NULL)
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+static const char *const byline_classes[] = {
+	"author", "p-author", "author-name", "post-author", "entry-author",
+	"article-author", "byline-author", "author-link", "byline__author",
+	NULL,
+};
+
+/*
+ * Bylines outside the site's chrome: microdata itemprop=author (Person
+ * name, at the rank of HTML metadata), itemprop=datePublished written as
+ * text, and at body rank <a rel=author>, hCard "author vcard" (its "fn"),
+ * author classes, and "Posted in" links rel=category.
+ */
+static int on_byline(struct scan *sc, GumboNode *n)
+{
+	struct x_ctx *x = sc->x;
+	const char *v, *c;
+	GumboNode *m;
+	char *s = NULL;
+	int k;
+
+	if ((v = attr(n, "itemprop")) != NULL && !in_other_item(n)) {
+		if (has_token(v, "author") && sc->micro_authors < 32) {
+			sc->micro_authors++;
+			m = attr(n, "itemscope") != NULL ?
+				find_desc(n, "itemprop", "name") : n;
+			if (m != NULL && (c = attr(m, "content")) != NULL)
+				s = strdup(c);
+			else if (m != NULL)
+				s = short_text(x, m, 100);
+			if (s != NULL && strncasecmp(s, "http", 4) != 0)
+				x_offer_item(x, LB_F_author, LB_SRC_META, s,
+					     (size_t)-1);
+			free(s);
+			s = NULL;
+		} else if (has_token(v, "datePublished") &&
+			   n->v.element.tag != GUMBO_TAG_META &&
+			   n->v.element.tag != GUMBO_TAG_TIME &&
+			   !x_has(x, LB_F_published_time, LB_SRC_META)) {
+			if ((c = attr(n, "content")) != NULL)
+				x_offer(x, LB_F_published_time, LB_SRC_META, c,
+					(size_t)-1);
+			else if ((s = short_text(x, n, 64)) != NULL)
+				x_offer(x, LB_F_published_time, LB_SRC_META, s,
+					(size_t)-1);
+			free(s);
+			s = NULL;
+		}
+	}
+	if (n->v.element.tag == GUMBO_TAG_A && (v = attr(n, "rel")) != NULL &&
+	    (has_token(v, "category") || has_token(v, "author"))) {
+		/* WordPress: "Posted in <a rel="category tag">",
+		 * bylines: <a rel="author"> */
+		if (offer_text_of(x, n, has_token(v, "category") ?
+				  LB_F_category : LB_F_author) < 0)
+			return -1;
+	} else if ((v = attr(n, "class")) != NULL) {
+		for (k = 0; byline_classes[k] != NULL; k++)
+			if (has_token(v, byline_classes[k]))
+				break;
+		if (byline_classes[k] != NULL) {
+			m = find_desc(n, "class", "fn");
+			if (m == NULL)
+				m = find_desc(n, "itemprop", "name");
+			if ((s = short_text(x, m != NULL ? m : n, 80)) != NULL &&
+			    strncasecmp(s, "http", 4) != 0 &&
+			    strpbrk(s, "0123456789@|") == NULL)
+				x_offer_item(x, LB_F_author, LB_SRC_BODY, s,
+					     (size_t)-1);
+			free(s);
+		}
+	}
+	return x->failed ? -1 : 0;
+}
+
 /* One element of the metadata walk; returns 1 to descend into it. */
 static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 {
@@ -849,22 +995,12 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		     has_token(w, "datePublished")))
 			x_offer(x, LB_F_published_time, LB_SRC_META, v,
 				(size_t)-1);
-		else if (!(*flags & F_HIDDEN) &&
+		else if (!(*flags & (F_HIDDEN | F_CHROME)) &&
 			 (w = attr(n, "class")) != NULL &&
 			 (has_token(w, "published") ||
 			  has_token(w, "entry-date") || has_token(w, "post-date")))
 			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
 				(size_t)-1);
-		break;
-	case GUMBO_TAG_A:
-		/* WordPress: "Posted in <a rel="category tag">",
-		 * bylines: <a rel="author"> */
-		if ((v = attr(n, "rel")) != NULL && !(*flags & F_HIDDEN) &&
-		    (has_token(v, "category") || has_token(v, "author"))) {
-			if (offer_text_of(x, n, has_token(v, "category") ?
-					  LB_F_category : LB_F_author) < 0)
-				return -1;
-		}
 		break;
 	default:
 		break;
@@ -872,7 +1008,10 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	if (*flags & F_HEAD)
 		return 1;
 	if (!(*flags & F_HIDDEN))
-		*flags |= classify(n, *flags, !(*flags & F_BOILER), &sc->keep);
+		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
+	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
+	    n->v.element.attributes.length > 0 && on_byline(sc, n) < 0)
+		return -1;
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
 			sc->n_main++;
