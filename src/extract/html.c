@@ -235,7 +235,9 @@ static const struct word boiler_words[] = {
 	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
 	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
 	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
-	W("cookiebanner"), W("paginav"), W("crp"),
+	W("cookiebanner"), W("paginav"), W("crp"), W("cta"), W("popular"),
+	W("trending"), W("recommended"), W("onward"), W("outbrain"),
+	W("taboola"),
 	{ NULL, 0 },
 };
 /* Words of an entry's meta line: boilerplate for the text, but where
@@ -556,6 +558,7 @@ struct scan {
 	GumboNode *body, *main, *article;
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
+	GumboNode *h1_article;	/* the <article> of the title <h1> */
 	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
 	int micro_authors;	/* itemprop=author looked at */
@@ -925,6 +928,18 @@ static int on_byline(struct scan *sc, GumboNode *n)
 	return x->failed ? -1 : 0;
 }
 
+/* The nearest <article> holding n, or NULL. */
+static GumboNode *article_of(GumboNode *n)
+{
+	int d;
+
+	for (d = 0; n != NULL && n->type == GUMBO_NODE_ELEMENT &&
+	     d <= X_MAX_DEPTH + 8; n = n->parent, d++)
+		if (n->v.element.tag == GUMBO_TAG_ARTICLE)
+			return n;
+	return NULL;
+}
+
 /* One element of the metadata walk; returns 1 to descend into it. */
 static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 {
@@ -1041,6 +1056,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			} else if (s != NULL) {
 				sc->have_h1 = 1;
 				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+				sc->h1_article = article_of(n);
 			}
 			free(s);
 		}
@@ -1211,11 +1227,43 @@ static int find_base(GumboNode *doc, const char *page_url, struct x_ctx *x)
 	return 0;
 }
 
+/* The text of root without hidden content and boilerplate; -1 on out of
+ * memory. */
+static int main_text(struct scan *sc, GumboNode *root, unsigned fl,
+		     char **out)
+{
+	struct x_text t;
+
+	x_text_init(&t, X_MAX_TEXT, 0);
+	collect_text(root, 1, fl, &sc->keep, &t);
+	*out = t.oom ? NULL : x_text_take(&t);
+	x_text_release(&t);
+	return t.oom ? x_oom(sc->x) : 0;
+}
+
+static int is_under(const GumboNode *n, const GumboNode *root)
+{
+	int d;
+
+	for (d = 0; n != NULL && d <= X_MAX_DEPTH + 8; n = n->parent, d++)
+		if (n == root)
+			return 1;
+	return 0;
+}
+
+/*
+ * The body text: the page's main element (the only <main>, else the only
+ * <article>, else <body>) without boilerplate. When the title <h1> is in
+ * an <article> inside it (a news page whose <main> also holds "more on
+ * this story" cards), that article, if it holds at least a third of the
+ * words: a short article element (a teaser, a header card) is not the
+ * page.
+ */
 static int body_text(struct scan *sc)
 {
 	struct x_text t;
-	GumboNode *root;
-	char *s;
+	GumboNode *root, *art = NULL;
+	char *s = NULL, *a = NULL;
 	unsigned fl = 0;
 
 	if (sc->body == NULL)
@@ -1224,24 +1272,34 @@ static int body_text(struct scan *sc)
 	if (sc->n_main == 1)
 		root = sc->main, fl = F_ARTICLE;
 	else if (sc->n_article == 1)
-		root = sc->article, fl = F_ARTICLE;
-	x_text_init(&t, X_MAX_TEXT, 0);
-	collect_text(root, 1, fl, &sc->keep, &t);
-	if (t.oom) {
-		x_text_release(&t);
-		return x_oom(sc->x);
+		art = sc->article;
+	if (sc->h1_article != NULL && is_under(sc->h1_article, root))
+		art = sc->h1_article;
+	if (main_text(sc, root, fl, &s) < 0)
+		return -1;
+	if (art != NULL && art != root && s != NULL) {
+		if (main_text(sc, art, F_ARTICLE, &a) < 0) {
+			free(s);
+			return -1;
+		}
+		if (a != NULL && 3 * x_word_count(a) >= x_word_count(s)) {
+			free(s);
+			s = a;
+		} else {
+			free(a);
+		}
 	}
-	s = x_text_take(&t);
 	if (s == NULL) {
 		/* Everything looked like boilerplate: take it all. */
+		x_text_init(&t, X_MAX_TEXT, 0);
 		collect_text(sc->body, 0, 0, NULL, &t);
 		if (t.oom) {
 			x_text_release(&t);
 			return x_oom(sc->x);
 		}
 		s = x_text_take(&t);
+		x_text_release(&t);
 	}
-	x_text_release(&t);
 	x_offer_text(sc->x, LB_SRC_BODY, s);
 	return 0;
 }
