@@ -256,6 +256,12 @@ static const struct word boiler_tokens[] = {
 	W("BorlabsCookie"), W("onetrust-consent-sdk"),
 	{ NULL, 0 },
 };
+/* Ids of documentation generators' page chrome (the Apache manual's
+ * header, breadcrumb path and quick view). */
+static const struct word boiler_ids[] = {
+	W("page-header"), W("path"), W("quickview"),
+	{ NULL, 0 },
+};
 static const struct word veto_words[] = {
 	W("content"), W("article"), W("body"), W("main"),
 	{ NULL, 0 },
@@ -452,13 +458,25 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		    style_hides(a.style) ||
 		    (a.cls != NULL && list_has(a.cls, hiding_classes)))
 			return F_HIDDEN;
+		/* the Apache manual's "¶" after each heading */
+		if (n->v.element.tag == GUMBO_TAG_A && a.cls != NULL &&
+		    has_token(a.cls, "permalink") && n->parent != NULL &&
+		    n->parent->type == GUMBO_NODE_ELEMENT &&
+		    n->parent->v.element.tag >= GUMBO_TAG_H1 &&
+		    n->parent->v.element.tag <= GUMBO_TAG_H6)
+			return F_HIDDEN;
 	}
 	if (!boiler || n->v.element.tag == GUMBO_TAG_BODY ||
 	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
-	if (boiler_tag(n, flags))
+	if (boiler_tag(n, flags)) {
+		/* docutils writes footnotes as <aside class="footnote"> */
+		if (n->v.element.tag != GUMBO_TAG_ASIDE || a.cls == NULL ||
+		    strncasecmp(a.cls, "footnote", 8) != 0)
+			r = F_BOILER | F_CHROME;
+	} else if (a.id != NULL && list_has(a.id, boiler_ids)) {
 		r = F_BOILER | F_CHROME;
-	else if (a.role != NULL &&
+	} else if (a.role != NULL &&
 		 (list_has(a.role, boiler_roles) ||
 		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
 		r = F_BOILER | F_CHROME;
@@ -562,6 +580,7 @@ struct scan {
 	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
 	int micro_authors;	/* itemprop=author looked at */
+	int bylines;		/* byline elements and <dt>s looked at */
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
@@ -860,6 +879,63 @@ static const char *const byline_classes[] = {
 	NULL,
 };
 
+/* Offers "A, B and C" as the authors A, B, C (source body). */
+static void offer_names(struct x_ctx *x, const char *s)
+{
+	const char *p = s, *e, *best;
+	size_t skip;
+
+	while (*p != '\0') {
+		best = NULL;
+		skip = 0;
+		if ((e = strstr(p, ", ")) != NULL)
+			best = e, skip = 2;
+		if ((e = strstr(p, " and ")) != NULL && (best == NULL || e < best))
+			best = e, skip = 5;
+		if ((e = strstr(p, " & ")) != NULL && (best == NULL || e < best))
+			best = e, skip = 3;
+		if (best == NULL) {
+			x_offer_item(x, LB_F_author, LB_SRC_BODY, p, (size_t)-1);
+			break;
+		}
+		x_offer_item(x, LB_F_author, LB_SRC_BODY, p, (size_t)(best - p));
+		p = best + skip;
+	}
+}
+
+/* docutils' field list: <dt>Author:</dt><dd>A and B</dd>. */
+static int on_dt(struct scan *sc, GumboNode *n)
+{
+	struct x_ctx *x = sc->x;
+	GumboNode *dd = NULL;
+	char *s;
+	size_t i;
+
+	if ((s = short_text(x, n, 16)) == NULL)
+		return x->failed ? -1 : 0;
+	if (strcasecmp(s, "Author:") != 0 && strcasecmp(s, "Authors:") != 0 &&
+	    strcasecmp(s, "Author") != 0 && strcasecmp(s, "Authors") != 0) {
+		free(s);
+		return 0;
+	}
+	free(s);
+	if (n->parent == NULL)
+		return 0;
+	for (i = n->index_within_parent + 1;
+	     i < n->parent->v.element.children.length; i++) {
+		dd = n->parent->v.element.children.data[i];
+		if (dd->type == GUMBO_NODE_ELEMENT)
+			break;
+		dd = NULL;
+	}
+	if (dd == NULL || dd->v.element.tag != GUMBO_TAG_DD)
+		return 0;
+	if ((s = short_text(x, dd, 200)) != NULL)
+		offer_names(x, s);
+	free(s);
+	return x->failed ? -1 : 0;
+}
+
 /*
  * Bylines outside the site's chrome: microdata itemprop=author (Person
  * name, at the rank of HTML metadata), itemprop=datePublished written as
@@ -903,7 +979,8 @@ static int on_byline(struct scan *sc, GumboNode *n)
 		}
 	}
 	if (n->v.element.tag == GUMBO_TAG_A && (v = attr(n, "rel")) != NULL &&
-	    (has_token(v, "category") || has_token(v, "author"))) {
+	    (has_token(v, "category") || has_token(v, "author")) &&
+	    sc->bylines++ < 64) {
 		/* WordPress: "Posted in <a rel="category tag">",
 		 * bylines: <a rel="author"> */
 		if (offer_text_of(x, n, has_token(v, "category") ?
@@ -913,15 +990,14 @@ static int on_byline(struct scan *sc, GumboNode *n)
 		for (k = 0; byline_classes[k] != NULL; k++)
 			if (has_token(v, byline_classes[k]))
 				break;
-		if (byline_classes[k] != NULL) {
+		if (byline_classes[k] != NULL && sc->bylines++ < 64) {
 			m = find_desc(n, "class", "fn");
 			if (m == NULL)
 				m = find_desc(n, "itemprop", "name");
 			if ((s = short_text(x, m != NULL ? m : n, 80)) != NULL &&
 			    strncasecmp(s, "http", 4) != 0 &&
 			    strpbrk(s, "0123456789@|") == NULL)
-				x_offer_item(x, LB_F_author, LB_SRC_BODY, s,
-					     (size_t)-1);
+				offer_names(x, s);
 			free(s);
 		}
 	}
@@ -1026,6 +1102,10 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
 	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
 	    n->v.element.attributes.length > 0 && on_byline(sc, n) < 0)
+		return -1;
+	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
+	    n->v.element.tag == GUMBO_TAG_DT && sc->bylines++ < 64 &&
+	    on_dt(sc, n) < 0)
 		return -1;
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
