@@ -427,8 +427,12 @@ static int boiler_tag(const GumboNode *n, unsigned flags)
 		return 1;
 	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
 		return unknown_is(n, "dialog");
-	case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER:
+	case GUMBO_TAG_HEADER:
 		return !(flags & F_ARTICLE);
+	case GUMBO_TAG_FOOTER:
+		/* an article's own footer: its meta line (tags, "Edit
+		 * this page", share links), not its text */
+		return !(flags & F_ARTICLE) ? 1 : 2;
 	default:
 		return 0;
 	}
@@ -469,11 +473,12 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 	if (!boiler || n->v.element.tag == GUMBO_TAG_BODY ||
 	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
-	if (boiler_tag(n, flags)) {
+	nb = 0;
+	if ((nb = boiler_tag(n, flags)) != 0) {
 		/* docutils writes footnotes as <aside class="footnote"> */
 		if (n->v.element.tag != GUMBO_TAG_ASIDE || a.cls == NULL ||
 		    strncasecmp(a.cls, "footnote", 8) != 0)
-			r = F_BOILER | F_CHROME;
+			r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
 	} else if (a.id != NULL && list_has(a.id, boiler_ids)) {
 		r = F_BOILER | F_CHROME;
 	} else if (a.role != NULL &&
