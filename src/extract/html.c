@@ -237,7 +237,7 @@ static const struct word boiler_words[] = {
 	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
 	W("cookiebanner"), W("paginav"), W("crp"), W("cta"), W("popular"),
 	W("trending"), W("recommended"), W("onward"), W("outbrain"),
-	W("taboola"),
+	W("taboola"), W("ufi"),
 	{ NULL, 0 },
 };
 /* Words of an entry's meta line: boilerplate for the text, but where
@@ -252,7 +252,10 @@ static const struct word meta_words[] = {
 static const struct word boiler_tokens[] = {
 	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
 	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
-	W("table-of-contents"), W("CybotCookiebotDialog"),
+	W("table-of-contents"), W("CybotCookiebotDialog"), W("header"),
+	W("site-header"), W("site-branding"), W("branding"), W("credits"),
+	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
+	W("top-bar"),
 	W("BorlabsCookie"), W("onetrust-consent-sdk"),
 	{ NULL, 0 },
 };
@@ -807,6 +810,102 @@ static int is_site_name(const struct scan *sc, const char *h)
 	return same;
 }
 
+/* Parts of a class or id that name the site's logo or title. */
+static const struct word logo_words[] = {
+	W("logo"), W("brand"), W("branding"), W("sitename"), W("blogname"),
+	W("sitetitle"), W("blogtitle"),
+	{ NULL, 0 },
+};
+static const struct word logo_tokens[] = {
+	W("site-title"), W("site-name"), W("blog-title"), W("blog-name"),
+	W("site_title"), W("site_name"), W("title-area"),
+	{ NULL, 0 },
+};
+
+/* Does the class or id list name a logo ("site-title", "header-logo")? */
+static int names_logo(const char *list)
+{
+	const char *p = list, *e, *q, *qe;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e > p && word_in(p, (size_t)(e - p), logo_tokens))
+			return 1;
+		for (q = p; q < e && e - p <= 64; q = qe + 1) {
+			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
+				;
+			if (qe > q && word_in(q, (size_t)(qe - q), logo_words))
+				return 1;
+			if (qe == e)
+				break;
+		}
+		p = e;
+	}
+	return 0;
+}
+
+static int el_names_logo(const GumboNode *n)
+{
+	const char *v;
+
+	if (n == NULL || n->type != GUMBO_NODE_ELEMENT ||
+	    n->v.element.attributes.length == 0)
+		return 0;
+	return ((v = attr(n, "class")) != NULL && names_logo(v)) ||
+	       ((v = attr(n, "id")) != NULL && names_logo(v));
+}
+
+/* Is the URL a site's home page ("/", "https://example.com/")? */
+static int is_home_url(const char *u)
+{
+	const char *p = u;
+
+	if (strncasecmp(p, "http://", 7) == 0)
+		p += 7;
+	else if (strncasecmp(p, "https://", 8) == 0)
+		p += 8;
+	else if (strncmp(p, "//", 2) == 0)
+		p += 2;
+	else
+		return strcmp(u, "/") == 0 || strcmp(u, "./") == 0 ||
+		       strcmp(u, "../") == 0;
+	p += strcspn(p, "/?#");
+	return *p == '\0' || strcmp(p, "/") == 0;
+}
+
+/*
+ * Is the <h1> the site's logo or name rather than the page's title: a
+ * class or id naming a logo or site title (on it, its parent or its
+ * link), or a heading that is only a link to the home page?
+ */
+static int h1_is_logo(const GumboNode *h)
+{
+	const GumboVector *ch = &h->v.element.children;
+	const GumboNode *only = NULL, *c;
+	const char *v;
+	size_t i;
+
+	if (el_names_logo(h) || el_names_logo(h->parent))
+		return 1;
+	for (i = 0; i < ch->length; i++) {
+		c = ch->data[i];
+		if (c->type == GUMBO_NODE_WHITESPACE ||
+		    c->type == GUMBO_NODE_COMMENT)
+			continue;
+		if (c->type != GUMBO_NODE_ELEMENT || only != NULL)
+			return 0;
+		only = c;
+	}
+	if (only == NULL || only->v.element.tag != GUMBO_TAG_A)
+		return 0;
+	return el_names_logo(only) ||
+	       ((v = attr(only, "rel")) != NULL && has_token(v, "home")) ||
+	       ((v = attr(only, "href")) != NULL && is_home_url(v));
+}
+
 /* The one-line text of n (NULL if empty or longer than max bytes). */
 static char *short_text(struct x_ctx *x, GumboNode *n, size_t max)
 {
@@ -1133,7 +1232,8 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		} else {
 			if (h1_text(sc, n, &s) < 0)
 				return -1;
-			if (s != NULL && is_site_name(sc, s)) {
+			if (s != NULL && (is_site_name(sc, s) ||
+					  h1_is_logo(n))) {
 				/* the site's name (a logo heading), not the
 				 * page's title: only if nothing better comes */
 				if (sc->h1_boiler == NULL)
@@ -1208,53 +1308,117 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Fills k with the ancestors of the first X_MAX_ANCHORS content anchors
- * (<main>, role=main, itemprop=articleBody; not itemprop=text, which
- * comments carry too). One walk over the tree; the parent chains are at
- * most X_MAX_DEPTH long.
- */
-static int find_keep(GumboNode *root, struct keep *k)
+/* Is the element page chrome by its tag or ARIA role alone? */
+static int tag_chrome(const GumboNode *n, unsigned flags)
 {
+	const char *r;
+
+	if (boiler_tag(n, flags) == 1)
+		return 1;
+	return n->v.element.attributes.length > 0 &&
+	       (r = attr(n, "role")) != NULL &&
+	       (list_has(r, boiler_roles) ||
+		(!(flags & F_ARTICLE) && has_token(r, "banner")));
+}
+
+static int add_ancestors(struct keep *k, size_t *alloc, GumboNode *c)
+{
+	GumboNode *p;
+
+	for (p = c; p != NULL && p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
+		if (k->n == *alloc) {
+			size_t a = *alloc ? *alloc * 2 : 64;
+			const GumboNode **v = realloc(k->v, a * sizeof(*v));
+
+			if (v == NULL)
+				return -1;
+			k->v = v;
+			*alloc = a;
+		}
+		k->v[k->n++] = p;
+	}
+	return 0;
+}
+
+/*
+ * Fills sc->keep with the content anchors and their ancestors: the first
+ * X_MAX_ANCHORS <main>, role=main and itemprop=articleBody elements (not
+ * itemprop=text, which comments carry too), and the title <h1>: the
+ * first visible, non-empty <h1> outside page chrome by tag or role that
+ * is not the site's logo or name. Class names cannot make these
+ * boilerplate (Substack's <article class="newsletter-post">). One walk;
+ * parent chains are at most X_MAX_DEPTH long.
+ */
+static int find_keep(struct scan *sc, GumboNode *root)
+{
+	struct keep *k = &sc->keep;
 	struct stack s = {0};
 	size_t anchors = 0, alloc = 0, i, j;
-	const char *ip;
-	int rc = -1;
+	const char *ip, *site = NULL, *key;
+	int rc = -1, h1 = 0;
+	char *t;
 
 	if (push(&s, root, 0) < 0)
 		goto out;
 	while (s.n > 0 && anchors < X_MAX_ANCHORS) {
 		struct frame *f = &s.v[s.n - 1];
 		const GumboVector *ch = children(f->node);
-		GumboNode *c, *p;
+		GumboNode *c;
+		unsigned fl;
 
 		if (ch == NULL || f->idx >= ch->length) {
 			s.n--;
 			continue;
 		}
 		c = ch->data[f->idx++];
-		if (c->type != GUMBO_NODE_ELEMENT || hidden_tag(c))
+		if (c->type != GUMBO_NODE_ELEMENT)
 			continue;
+		fl = f->flags;
+		if (c->v.element.tag == GUMBO_TAG_META) {
+			key = attr(c, "property");
+			if (key == NULL)
+				key = attr(c, "name");
+			if (site == NULL && key != NULL &&
+			    (strcasecmp(key, "og:site_name") == 0 ||
+			     strcasecmp(key, "application-name") == 0))
+				site = attr(c, "content");
+			continue;
+		}
+		if (c->v.element.tag == GUMBO_TAG_HEAD)
+			continue;
+		if (classify(c, fl, 0, NULL) & F_HIDDEN)
+			continue;
+		if (tag_chrome(c, fl))
+			fl |= F_CHROME;
+		if (c->v.element.tag == GUMBO_TAG_ARTICLE || is_main(c))
+			fl |= F_ARTICLE;
 		if (is_main(c) || (c->v.element.attributes.length > 0 &&
 				   (ip = attr(c, "itemprop")) != NULL &&
 				   has_token(ip, "articleBody"))) {
 			anchors++;
-			for (p = c->parent; p != NULL &&
-			     p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
-				if (k->n == alloc) {
-					size_t a = alloc ? alloc * 2 : 64;
-					const GumboNode **v = realloc(
-						k->v, a * sizeof(*v));
-
-					if (v == NULL)
-						goto out;
-					k->v = v;
-					alloc = a;
-				}
-				k->v[k->n++] = p;
-			}
+			if (add_ancestors(k, &alloc, c) < 0)
+				goto out;
 		}
-		if (push(&s, c, 0) < 0)
+		if (c->v.element.tag == GUMBO_TAG_H1 && !h1 &&
+		    !(fl & F_CHROME) && !h1_is_logo(c)) {
+			if ((t = short_text(sc->x, c, X_MAX_FIELD)) != NULL) {
+				sc->site_name = site;
+				if (!is_site_name(sc, t)) {
+					h1 = 1;
+					anchors++;
+					if (add_ancestors(k, &alloc, c) < 0) {
+						free(t);
+						goto out;
+					}
+				}
+				sc->site_name = NULL;
+			} else if (sc->x->failed) {
+				goto out;
+			}
+			free(t);
+			continue;
+		}
+		if (push(&s, c, fl) < 0)
 			goto out;
 	}
 	if (k->n > 1) {
@@ -1344,6 +1508,60 @@ static int is_under(const GumboNode *n, const GumboNode *root)
  * words: a short article element (a teaser, a header card) is not the
  * page.
  */
+/* Separators between a page's title and its site's name. */
+static const char *const title_seps[] = {
+	" | ", " - ", " \xe2\x80\x93 ", " \xe2\x80\x94 ", " \xc2\xab ",
+	" \xc2\xbb ", " :: ", " \xc2\xb7 ", " \xe2\x80\xa2 ", ": ", " / ",
+	NULL,
+};
+
+/* Cuts "SEP site" from the end of title (in place), when something is
+ * left. Not "site SEP" from the start: that is how WordPress names the
+ * home page ("Site - Tagline"). */
+static void strip_site(char *title, const char *site)
+{
+	size_t tl = strlen(title), sl = strlen(site), pl;
+	int k;
+
+	if (sl == 0 || tl <= sl)
+		return;
+	for (k = 0; title_seps[k] != NULL; k++) {
+		pl = strlen(title_seps[k]);
+		if (tl > sl + pl &&
+		    strcasecmp(title + tl - sl, site) == 0 &&
+		    strncmp(title + tl - sl - pl, title_seps[k], pl) == 0) {
+			title[tl - sl - pl] = '\0';
+			return;
+		}
+	}
+}
+
+/* Cuts the site's name (og:site_name, application-name, the header's
+ * <h1>) from the titles of JSON-LD, Open Graph and <title>. */
+static int strip_site_names(struct scan *sc, const char *logo)
+{
+	struct x_ctx *x = sc->x;
+	char *site = NULL;
+	int oom = 0, src;
+
+	if (sc->site_name != NULL &&
+	    (site = x_clean(sc->site_name, strlen(sc->site_name), X_MAX_FIELD,
+			    &oom)) == NULL && oom)
+		return x_oom(x);
+	for (src = LB_SRC_JSONLD; src <= LB_SRC_META; src++) {
+		char *t = x->str[LB_F_title][src];
+
+		if (t == NULL)
+			continue;
+		if (site != NULL)
+			strip_site(t, site);
+		if (logo != NULL)
+			strip_site(t, logo);
+	}
+	free(site);
+	return 0;
+}
+
 static int body_text(struct scan *sc)
 {
 	struct x_text t;
@@ -1414,7 +1632,7 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	}
 	if (find_base(out->document, page_url, x) < 0)
 		goto out;
-	if (find_keep(out->document, &sc.keep) < 0) {
+	if (find_keep(&sc, out->document) < 0) {
 		x_oom(x);
 		goto out;
 	}
@@ -1438,13 +1656,18 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		x_offer(x, LB_F_location, LB_SRC_OPENGRAPH, place, (size_t)-1);
 	}
 	/* An <h1> in the page header or naming the site is the title only
-	 * when no source has one: it ranks last. */
-	if (!sc.have_h1 && sc.h1_boiler != NULL) {
-		if (h1_text(&sc, sc.h1_boiler, &s) < 0)
-			goto out;
-		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
+	 * when no source has one: it ranks last. Its text, and the site's
+	 * declared name, are cut from the other titles ("Post - Site"). */
+	s = NULL;
+	if (sc.h1_boiler != NULL && h1_text(&sc, sc.h1_boiler, &s) < 0)
+		goto out;
+	if (strip_site_names(&sc, s) < 0) {
 		free(s);
+		goto out;
 	}
+	if (!sc.have_h1 && s != NULL)
+		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
+	free(s);
 	/* articleBody, else text */
 	for (k = 0; k < 2; k++) {
 		if (sc.micro[k].oom) {
