@@ -366,6 +366,17 @@ static void test_dates(void **state)
 	check_date("yesterday", NULL);
 	check_date("", NULL);
 	check_date("2024-07-26Tgarbage", NULL);
+	/* weekdays, am/pm, "at", zone names, trailing words */
+	check_date("Tue Mar 05 2024", "2024-03-05");
+	check_date("Tuesday, March 5, 2024", "2024-03-05");
+	check_date("March 5, 2024 at 5:43 pm", "2024-03-05T17:43:00");
+	check_date("March 5, 2024 12:05 a.m.", "2024-03-05T00:05:00");
+	check_date("5 March 2024, 17:43 GMT", "2024-03-05T17:43:00Z");
+	check_date("Mar 5, 2024, 5:43 PM EST", "2024-03-05T17:43:00-05:00");
+	check_date("Mon, 4 Mar 2024 09:00:00 PDT", "2024-03-04T09:00:00-07:00");
+	check_date("Jan 02 2023 10:00:00 GMT+0100", "2023-01-02T10:00:00+01:00");
+	check_date("2024-03-05 (updated)", "2024-03-05");
+	check_date("March 5, 2024 at 13:43 pm", "2024-03-05");
 }
 
 static void check_lang(const char *in, const char *want)
