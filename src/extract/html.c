@@ -265,6 +265,11 @@ static const struct word boiler_ids[] = {
 	W("page-header"), W("path"), W("quickview"),
 	{ NULL, 0 },
 };
+/* An entry's footer ("post-footer", "entry-footer") is its meta line. */
+static const struct word entry_words[] = {
+	W("post"), W("entry"), W("article"), W("story"),
+	{ NULL, 0 },
+};
 static const struct word veto_words[] = {
 	W("content"), W("article"), W("body"), W("main"),
 	{ NULL, 0 },
@@ -317,7 +322,7 @@ static int list_has(const char *list, const struct word *words)
 static int names_boiler(const char *list)
 {
 	const char *p = list, *e, *q, *qe;
-	int boiler, meta, veto, r = 0;
+	int boiler, meta, veto, entry, r = 0;
 
 	while (*p != '\0') {
 		while (is_ws(*p))
@@ -330,12 +335,17 @@ static int names_boiler(const char *list)
 		}
 		if (word_in(p, (size_t)(e - p), boiler_tokens))
 			return 1;
-		boiler = meta = veto = 0;
+		boiler = meta = veto = entry = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
 				;
 			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
-				boiler = 1;
+				boiler = boiler == 1 || (qe - q != 6 ||
+					strncasecmp(q, "footer", 6) != 0) ?
+					1 : 2;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), entry_words))
+				entry = 1;
 			else if (qe > q &&
 				 word_in(q, (size_t)(qe - q), meta_words))
 				meta = 1;
@@ -350,6 +360,8 @@ static int names_boiler(const char *list)
 			}
 		}
 		veto = veto == 3;
+		if (boiler == 2 && entry)
+			boiler = 0, meta = 1;	/* post-footer, entry-footer */
 		if (boiler && !veto)
 			return 1;
 		if (meta && !veto)
@@ -1072,7 +1084,10 @@ static int on_byline(struct scan *sc, GumboNode *n)
 			   n->v.element.tag != GUMBO_TAG_META &&
 			   n->v.element.tag != GUMBO_TAG_TIME &&
 			   !x_has(x, LB_F_published_time, LB_SRC_META)) {
-			if ((c = attr(n, "content")) != NULL)
+			if ((c = attr(n, "content")) != NULL ||
+			    (c = attr(n, "datetime")) != NULL ||
+			    (n->v.element.tag == GUMBO_TAG_ABBR &&
+			     (c = attr(n, "title")) != NULL))
 				x_offer(x, LB_F_published_time, LB_SRC_META, c,
 					(size_t)-1);
 			else if ((s = short_text(x, n, 64)) != NULL)
@@ -1082,6 +1097,11 @@ static int on_byline(struct scan *sc, GumboNode *n)
 			s = NULL;
 		}
 	}
+	/* hAtom (Blogger): <abbr class="published" title="2016-04-16T..."> */
+	if (n->v.element.tag == GUMBO_TAG_ABBR &&
+	    (v = attr(n, "class")) != NULL && has_token(v, "published") &&
+	    (c = attr(n, "title")) != NULL)
+		x_offer(x, LB_F_published_time, LB_SRC_BODY, c, (size_t)-1);
 	if (n->v.element.tag == GUMBO_TAG_A && (v = attr(n, "rel")) != NULL &&
 	    (has_token(v, "category") || has_token(v, "author")) &&
 	    sc->bylines++ < 64) {
