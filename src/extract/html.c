@@ -237,13 +237,22 @@ static const struct word boiler_words[] = {
 	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
 	W("cookiebanner"), W("paginav"), W("crp"), W("cta"), W("popular"),
 	W("trending"), W("recommended"), W("onward"), W("outbrain"),
-	W("taboola"), W("ufi"),
+	W("taboola"), W("ufi"), W("subscription"), W("mailpoet"), W("mc4wp"),
+	W("optin"), W("pum"), W("popmake"),
 	{ NULL, 0 },
 };
 /* Words of an entry's meta line: boilerplate for the text, but where
  * bylines, entry dates and categories are. */
 static const struct word meta_words[] = {
 	W("meta"), W("byline"), W("postmeta"), W("entrymeta"),
+	{ NULL, 0 },
+};
+/* Whole class tokens of an entry's meta line (WordPress). */
+static const struct word meta_tokens[] = {
+	W("wp-block-post-date"), W("wp-block-post-author"),
+	W("wp-block-post-author-name"), W("wp-block-post-terms"),
+	W("posted-on"), W("cat-links"), W("tags-links"), W("posted-by"),
+	W("entry-date"), W("post-date"), W("dateline"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
@@ -335,6 +344,11 @@ static int names_boiler(const char *list)
 		}
 		if (word_in(p, (size_t)(e - p), boiler_tokens))
 			return 1;
+		if (word_in(p, (size_t)(e - p), meta_tokens)) {
+			r = 2;
+			p = e;
+			continue;
+		}
 		boiler = meta = veto = entry = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
