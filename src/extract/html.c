@@ -237,7 +237,8 @@ static const struct word boiler_words[] = {
 	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
 	W("cookiebanner"), W("paginav"), W("crp"), W("cta"), W("popular"),
 	W("trending"), W("recommended"), W("onward"), W("outbrain"),
-	W("taboola"), W("ufi"), W("subscription"), W("mailpoet"), W("mc4wp"),
+	W("taboola"), W("ufi"), W("topnav"), W("subnav"), W("mainnav"),
+	W("navlinks"), W("subscription"), W("mailpoet"), W("mc4wp"),
 	W("optin"), W("pum"), W("popmake"),
 	{ NULL, 0 },
 };
@@ -283,6 +284,11 @@ static const struct word veto_words[] = {
 	W("content"), W("article"), W("body"), W("main"),
 	{ NULL, 0 },
 };
+/* "has-sidebar", "no-sidebar", "with-sidebar": a layout, not a sidebar */
+static const struct word layout_words[] = {
+	W("has"), W("no"), W("with"), W("without"),
+	{ NULL, 0 },
+};
 static const struct word wrap_words[] = {
 	W("wrap"), W("wrapper"), W("container"), W("inner"), W("area"),
 	W("layout"), W("holder"),
@@ -298,7 +304,7 @@ static const struct word boiler_roles[] = {
 static int word_in(const char *p, size_t n, const struct word *l)
 {
 	for (; l->w != NULL; l++)
-		if (l->n == n && (p[0] | 0x20) == l->w[0] &&
+		if (l->n == n && (p[0] | 0x20) == (l->w[0] | 0x20) &&
 		    strncasecmp(p, l->w, n) == 0)
 			return 1;
 	return 0;
@@ -366,6 +372,9 @@ static int names_boiler(const char *list)
 			else if (qe > q &&
 				 word_in(q, (size_t)(qe - q), veto_words))
 				veto |= 1;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), layout_words))
+				veto |= 3;
 			if (qe == e) {
 				if (qe > q && word_in(q, (size_t)(qe - q),
 						      wrap_words))
@@ -611,6 +620,7 @@ struct scan {
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
 	GumboNode *h1_article;	/* the <article> of the title <h1> */
+	GumboNode *h1_node;	/* the title <h1> */
 	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
 	int micro_authors;	/* itemprop=author looked at */
@@ -1276,6 +1286,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 				sc->have_h1 = 1;
 				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
 				sc->h1_article = article_of(n);
+				sc->h1_node = n;
 			}
 			free(s);
 		}
@@ -1378,10 +1389,12 @@ static int add_ancestors(struct keep *k, size_t *alloc, GumboNode *c)
  * Fills sc->keep with the content anchors and their ancestors: the first
  * X_MAX_ANCHORS <main>, role=main and itemprop=articleBody elements (not
  * itemprop=text, which comments carry too), and the title <h1>: the
- * first visible, non-empty <h1> outside page chrome by tag or role that
- * is not the site's logo or name. Class names cannot make these
- * boilerplate (Substack's <article class="newsletter-post">). One walk;
- * parent chains are at most X_MAX_DEPTH long.
+ * first visible, non-empty <h1> outside page chrome (by tag, role or
+ * class, but an <article>'s or <main>'s classes do not count) that is
+ * not the site's logo or name. These are then never boilerplate
+ * (Substack's <article class="newsletter-post">, WordPress's
+ * <body class="ast-right-sidebar">). One walk; parent chains are at most
+ * X_MAX_DEPTH long.
  */
 static int find_keep(struct scan *sc, GumboNode *root)
 {
@@ -1398,7 +1411,7 @@ static int find_keep(struct scan *sc, GumboNode *root)
 		struct frame *f = &s.v[s.n - 1];
 		const GumboVector *ch = children(f->node);
 		GumboNode *c;
-		unsigned fl;
+		unsigned fl, cl;
 
 		if (ch == NULL || f->idx >= ch->length) {
 			s.n--;
@@ -1420,9 +1433,13 @@ static int find_keep(struct scan *sc, GumboNode *root)
 		}
 		if (c->v.element.tag == GUMBO_TAG_HEAD)
 			continue;
-		if (classify(c, fl, 0, NULL) & F_HIDDEN)
+		cl = classify(c, fl, 1, NULL);
+		if (cl & F_HIDDEN)
 			continue;
-		if (tag_chrome(c, fl))
+		/* an article's class words do not hide its title
+		 * (Substack's <article class="newsletter-post">) */
+		if (c->v.element.tag == GUMBO_TAG_ARTICLE || is_main(c) ?
+		    tag_chrome(c, fl) : (cl & F_CHROME) != 0)
 			fl |= F_CHROME;
 		if (c->v.element.tag == GUMBO_TAG_ARTICLE || is_main(c))
 			fl |= F_ARTICLE;
@@ -1535,6 +1552,33 @@ static int is_under(const GumboNode *n, const GumboNode *root)
 }
 
 /*
+ * A page without <main> or <article>: the smallest block around the title
+ * <h1> (at most 12 levels up) that holds half of the body's words, so
+ * that unmarked navigation and footers around it are left out. *out is
+ * NULL if none does.
+ */
+static int h1_block(struct scan *sc, size_t words, char **out)
+{
+	GumboNode *a;
+	char *t;
+	int lvl;
+
+	*out = NULL;
+	for (a = sc->h1_node->parent, lvl = 0;
+	     a != NULL && a != sc->body && a->type == GUMBO_NODE_ELEMENT &&
+	     lvl < 12; a = a->parent, lvl++) {
+		if (main_text(sc, a, 0, &t) < 0)
+			return -1;
+		if (t != NULL && 2 * x_word_count(t) >= words) {
+			*out = t;
+			return 0;
+		}
+		free(t);
+	}
+	return 0;
+}
+
+/*
  * The body text: the page's main element (the only <main>, else the only
  * <article>, else <body>) without boilerplate. When the title <h1> is in
  * an <article> inside it (a news page whose <main> also holds "more on
@@ -1614,6 +1658,16 @@ static int body_text(struct scan *sc)
 		art = sc->h1_article;
 	if (main_text(sc, root, fl, &s) < 0)
 		return -1;
+	if (art == NULL && root == sc->body && sc->h1_node != NULL &&
+	    s != NULL && h1_block(sc, x_word_count(s), &a) < 0) {
+		free(s);
+		return -1;
+	}
+	if (a != NULL) {
+		free(s);
+		s = a;
+		a = NULL;
+	}
 	if (art != NULL && art != root && s != NULL) {
 		if (main_text(sc, art, F_ARTICLE, &a) < 0) {
 			free(s);
