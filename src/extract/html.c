@@ -222,13 +222,14 @@ static const struct word hiding_classes[] = {
 	{ NULL, 0 },
 };
 /* Words that mark boilerplate in a class or id ("ez-toc-container",
- * "jp-relatedposts", "cookie-law-info-bar"), and words that veto it when
+ * "jp-relatedposts", "cookie-law-info-bar"; not "widget": page builders
+ * wrap the content in "elementor-widget", "so-panel widget"), and words
+ * that veto it when
  * the token ends in a wrapper word ("content-sidebar-wrap" wraps the
  * content; "article-byline" is a byline). */
 static const struct word boiler_words[] = {
 	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
-	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
-	W("widgets"), W("footer"), W("cookie"), W("cookies"), W("consent"),
+	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("footer"), W("cookie"), W("cookies"), W("consent"),
 	W("gdpr"), W("share"), W("sharing"), W("sharedaddy"), W("social"),
 	W("related"), W("comments"), W("comment"), W("respond"),
 	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
@@ -253,7 +254,8 @@ static const struct word meta_tokens[] = {
 	W("wp-block-post-date"), W("wp-block-post-author"),
 	W("wp-block-post-author-name"), W("wp-block-post-terms"),
 	W("posted-on"), W("cat-links"), W("tags-links"), W("posted-by"),
-	W("entry-date"), W("post-date"), W("dateline"),
+	W("entry-date"), W("post-date"), W("dateline"), W("post-info"),
+	W("elementor-post-info"), W("entry-info"), W("article-info"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
@@ -263,6 +265,7 @@ static const struct word boiler_tokens[] = {
 	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
 	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
 	W("table-of-contents"), W("CybotCookiebotDialog"), W("header"),
+	W("widget-area"), W("widget_area"), W("widgets-area"),
 	W("site-header"), W("site-branding"), W("branding"), W("credits"),
 	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
 	W("top-bar"),
@@ -1658,16 +1661,6 @@ static int body_text(struct scan *sc)
 		art = sc->h1_article;
 	if (main_text(sc, root, fl, &s) < 0)
 		return -1;
-	if (art == NULL && root == sc->body && sc->h1_node != NULL &&
-	    s != NULL && h1_block(sc, x_word_count(s), &a) < 0) {
-		free(s);
-		return -1;
-	}
-	if (a != NULL) {
-		free(s);
-		s = a;
-		a = NULL;
-	}
 	if (art != NULL && art != root && s != NULL) {
 		if (main_text(sc, art, F_ARTICLE, &a) < 0) {
 			free(s);
@@ -1676,8 +1669,20 @@ static int body_text(struct scan *sc)
 		if (a != NULL && 3 * x_word_count(a) >= x_word_count(s)) {
 			free(s);
 			s = a;
+			root = art;
 		} else {
 			free(a);
+		}
+		a = NULL;
+	}
+	if (root == sc->body && sc->h1_node != NULL && s != NULL) {
+		if (h1_block(sc, x_word_count(s), &a) < 0) {
+			free(s);
+			return -1;
+		}
+		if (a != NULL) {
+			free(s);
+			s = a;
 		}
 	}
 	if (s == NULL) {
