@@ -256,6 +256,7 @@ static const struct word meta_tokens[] = {
 	W("posted-on"), W("cat-links"), W("tags-links"), W("posted-by"),
 	W("entry-date"), W("post-date"), W("dateline"), W("post-info"),
 	W("elementor-post-info"), W("entry-info"), W("article-info"),
+	W("speechify-ignore"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
