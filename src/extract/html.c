@@ -267,6 +267,8 @@ static const struct word boiler_tokens[] = {
 	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
 	W("table-of-contents"), W("CybotCookiebotDialog"), W("header"),
 	W("widget-area"), W("widget_area"), W("widgets-area"),
+	W("mw-editsection"), W("edit-link"), W("post-edit-link"),
+	W("noprint"), W("mw-jump-link"), W("catlinks"),
 	W("site-header"), W("site-branding"), W("branding"), W("credits"),
 	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
 	W("top-bar"),
