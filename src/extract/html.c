@@ -354,6 +354,15 @@ static int names_boiler(const char *list)
 			p = e;
 			continue;
 		}
+		/* the short classes of syntax highlighters ("n", "mi", "s2"):
+		 * only "ad" names boilerplate */
+		if (e - p <= 2) {
+			if (e - p == 2 && (p[0] | 0x20) == 'a' &&
+			    (p[1] | 0x20) == 'd')
+				return 1;
+			p = e;
+			continue;
+		}
 		if (word_in(p, (size_t)(e - p), boiler_tokens))
 			return 1;
 		if (word_in(p, (size_t)(e - p), meta_tokens)) {
@@ -403,6 +412,7 @@ static int names_boiler(const char *list)
 /* The attributes the walks look at, found in one pass. */
 struct eattrs {
 	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
+	const char *itemprop, *rel;
 };
 
 static void get_attrs(const GumboNode *n, struct eattrs *a)
@@ -435,10 +445,14 @@ static void get_attrs(const GumboNode *n, struct eattrs *a)
 		case 'i':
 			if (strcmp(nm, "id") == 0)
 				a->id = at->value;
+			else if (strcmp(nm, "itemprop") == 0)
+				a->itemprop = at->value;
 			break;
 		case 'r':
 			if (strcmp(nm, "role") == 0)
 				a->role = at->value;
+			else if (strcmp(nm, "rel") == 0)
+				a->rel = at->value;
 			break;
 		}
 	}
@@ -1019,10 +1033,11 @@ static int in_other_item(const GumboNode *n)
 	return 0;
 }
 
-static const char *const byline_classes[] = {
-	"author", "p-author", "author-name", "post-author", "entry-author",
-	"article-author", "byline-author", "author-link", "byline__author",
-	NULL,
+static const struct word byline_classes[] = {
+	W("author"), W("p-author"), W("author-name"), W("post-author"),
+	W("entry-author"), W("article-author"), W("byline-author"),
+	W("author-link"), W("byline__author"),
+	{ NULL, 0 },
 };
 
 /* Offers "A, B and C" as the authors A, B, C (source body). */
@@ -1088,15 +1103,14 @@ static int on_dt(struct scan *sc, GumboNode *n)
  * text, and at body rank <a rel=author>, hCard "author vcard" (its "fn"),
  * author classes, and "Posted in" links rel=category.
  */
-static int on_byline(struct scan *sc, GumboNode *n)
+static int on_byline(struct scan *sc, GumboNode *n, const struct eattrs *ea)
 {
 	struct x_ctx *x = sc->x;
 	const char *v, *c;
 	GumboNode *m;
 	char *s = NULL;
-	int k;
 
-	if ((v = attr(n, "itemprop")) != NULL && !in_other_item(n)) {
+	if ((v = ea->itemprop) != NULL && !in_other_item(n)) {
 		if (has_token(v, "author") && sc->micro_authors < 32) {
 			sc->micro_authors++;
 			m = attr(n, "itemscope") != NULL ?
@@ -1129,10 +1143,10 @@ static int on_byline(struct scan *sc, GumboNode *n)
 	}
 	/* hAtom (Blogger): <abbr class="published" title="2016-04-16T..."> */
 	if (n->v.element.tag == GUMBO_TAG_ABBR &&
-	    (v = attr(n, "class")) != NULL && has_token(v, "published") &&
+	    (v = ea->cls) != NULL && has_token(v, "published") &&
 	    (c = attr(n, "title")) != NULL)
 		x_offer(x, LB_F_published_time, LB_SRC_BODY, c, (size_t)-1);
-	if (n->v.element.tag == GUMBO_TAG_A && (v = attr(n, "rel")) != NULL &&
+	if (n->v.element.tag == GUMBO_TAG_A && (v = ea->rel) != NULL &&
 	    (has_token(v, "category") || has_token(v, "author")) &&
 	    sc->bylines++ < 64) {
 		/* WordPress: "Posted in <a rel="category tag">",
@@ -1140,11 +1154,8 @@ static int on_byline(struct scan *sc, GumboNode *n)
 		if (offer_text_of(x, n, has_token(v, "category") ?
 				  LB_F_category : LB_F_author) < 0)
 			return -1;
-	} else if ((v = attr(n, "class")) != NULL) {
-		for (k = 0; byline_classes[k] != NULL; k++)
-			if (has_token(v, byline_classes[k]))
-				break;
-		if (byline_classes[k] != NULL && sc->bylines++ < 64) {
+	} else if ((v = ea->cls) != NULL && list_has(v, byline_classes)) {
+		if (sc->bylines++ < 64) {
 			m = find_desc(n, "class", "fn");
 			if (m == NULL)
 				m = find_desc(n, "itemprop", "name");
@@ -1255,8 +1266,14 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	if (!(*flags & F_HIDDEN))
 		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
 	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
-	    n->v.element.attributes.length > 0 && on_byline(sc, n) < 0)
-		return -1;
+	    n->v.element.attributes.length > 0) {
+		struct eattrs ea;
+
+		get_attrs(n, &ea);
+		if ((ea.itemprop != NULL || ea.rel != NULL || ea.cls != NULL) &&
+		    on_byline(sc, n, &ea) < 0)
+			return -1;
+	}
 	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
 	    n->v.element.tag == GUMBO_TAG_DT && sc->bylines++ < 64 &&
 	    on_dt(sc, n) < 0)
@@ -1402,13 +1419,44 @@ static int add_ancestors(struct keep *k, size_t *alloc, GumboNode *c)
  * <body class="ast-right-sidebar">). One walk; parent chains are at most
  * X_MAX_DEPTH long.
  */
+/*
+ * Is the <h1> outside hidden content and page chrome? Its ancestors are
+ * judged from the top, as the walks do; an <article>'s or <main>'s own
+ * classes do not count.
+ */
+static int h1_in_content(GumboNode *h)
+{
+	GumboNode *path[X_MAX_DEPTH + 64], *p;
+	size_t n = 0;
+	unsigned fl = 0, cl;
+	int art;
+
+	for (p = h; p != NULL && p->type == GUMBO_NODE_ELEMENT &&
+	     n < sizeof(path) / sizeof(path[0]); p = p->parent)
+		path[n++] = p;
+	while (n > 0) {
+		p = path[--n];
+		if (p->v.element.tag == GUMBO_TAG_HEAD)
+			return 0;
+		cl = classify(p, fl, 1, NULL);
+		if (cl & F_HIDDEN)
+			return 0;
+		art = p->v.element.tag == GUMBO_TAG_ARTICLE || is_main(p);
+		if (art ? tag_chrome(p, fl) : (cl & F_CHROME) != 0)
+			return 0;
+		if (art)
+			fl |= F_ARTICLE;
+	}
+	return 1;
+}
+
 static int find_keep(struct scan *sc, GumboNode *root)
 {
 	struct keep *k = &sc->keep;
 	struct stack s = {0};
 	size_t anchors = 0, alloc = 0, i, j;
 	const char *ip, *site = NULL, *key;
-	int rc = -1, h1 = 0;
+	int rc = -1, h1 = 0, tries = 0;
 	char *t;
 
 	if (push(&s, root, 0) < 0)
@@ -1417,7 +1465,6 @@ static int find_keep(struct scan *sc, GumboNode *root)
 		struct frame *f = &s.v[s.n - 1];
 		const GumboVector *ch = children(f->node);
 		GumboNode *c;
-		unsigned fl, cl;
 
 		if (ch == NULL || f->idx >= ch->length) {
 			s.n--;
@@ -1426,7 +1473,6 @@ static int find_keep(struct scan *sc, GumboNode *root)
 		c = ch->data[f->idx++];
 		if (c->type != GUMBO_NODE_ELEMENT)
 			continue;
-		fl = f->flags;
 		if (c->v.element.tag == GUMBO_TAG_META) {
 			key = attr(c, "property");
 			if (key == NULL)
@@ -1437,18 +1483,8 @@ static int find_keep(struct scan *sc, GumboNode *root)
 				site = attr(c, "content");
 			continue;
 		}
-		if (c->v.element.tag == GUMBO_TAG_HEAD)
+		if (hidden_tag(c) && c->v.element.tag != GUMBO_TAG_HEAD)
 			continue;
-		cl = classify(c, fl, 1, NULL);
-		if (cl & F_HIDDEN)
-			continue;
-		/* an article's class words do not hide its title
-		 * (Substack's <article class="newsletter-post">) */
-		if (c->v.element.tag == GUMBO_TAG_ARTICLE || is_main(c) ?
-		    tag_chrome(c, fl) : (cl & F_CHROME) != 0)
-			fl |= F_CHROME;
-		if (c->v.element.tag == GUMBO_TAG_ARTICLE || is_main(c))
-			fl |= F_ARTICLE;
 		if (is_main(c) || (c->v.element.attributes.length > 0 &&
 				   (ip = attr(c, "itemprop")) != NULL &&
 				   has_token(ip, "articleBody"))) {
@@ -1456,11 +1492,14 @@ static int find_keep(struct scan *sc, GumboNode *root)
 			if (add_ancestors(k, &alloc, c) < 0)
 				goto out;
 		}
-		if (c->v.element.tag == GUMBO_TAG_H1 && !h1 &&
-		    !(fl & F_CHROME) && !h1_is_logo(c)) {
-			if ((t = short_text(sc->x, c, X_MAX_FIELD)) != NULL) {
+		if (c->v.element.tag == GUMBO_TAG_H1 && !h1 && tries < 16) {
+			tries++;
+			if (!h1_is_logo(c) && h1_in_content(c)) {
+				t = short_text(sc->x, c, X_MAX_FIELD);
+				if (t == NULL && sc->x->failed)
+					goto out;
 				sc->site_name = site;
-				if (!is_site_name(sc, t)) {
+				if (t != NULL && !is_site_name(sc, t)) {
 					h1 = 1;
 					anchors++;
 					if (add_ancestors(k, &alloc, c) < 0) {
@@ -1469,13 +1508,11 @@ static int find_keep(struct scan *sc, GumboNode *root)
 					}
 				}
 				sc->site_name = NULL;
-			} else if (sc->x->failed) {
-				goto out;
+				free(t);
 			}
-			free(t);
 			continue;
 		}
-		if (push(&s, c, fl) < 0)
+		if (push(&s, c, 0) < 0)
 			goto out;
 	}
 	if (k->n > 1) {
