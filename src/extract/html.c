@@ -648,6 +648,7 @@ struct scan {
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
+	const char *og_secure;	/* og:image:secure_url */
 	const char *og_place[3];	/* locality, region, country */
 };
 
@@ -736,6 +737,10 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 		x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (strcasecmp(key, "og:description") == 0) {
 		x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:image:secure_url") == 0) {
+		/* the https copy of og:image, preferred */
+		if (sc->og_secure == NULL)
+			sc->og_secure = c;
 	} else if (is_one_of(key, og_image_keys)) {
 		x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (is_one_of(key, og_author_keys)) {
@@ -1776,6 +1781,22 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		goto out;
 	x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, sc.tw_title, (size_t)-1);
 	x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, sc.tw_desc, (size_t)-1);
+	if (sc.og_secure != NULL &&
+	    (x->str[LB_F_image_url][LB_SRC_OPENGRAPH] == NULL ||
+	     strncmp(x->str[LB_F_image_url][LB_SRC_OPENGRAPH], "http:", 5) == 0)) {
+		/* og:image:secure_url, when valid, replaces an http og:image */
+		char *old = x->str[LB_F_image_url][LB_SRC_OPENGRAPH];
+
+		x->str[LB_F_image_url][LB_SRC_OPENGRAPH] = NULL;
+		if (x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.og_secure,
+			    (size_t)-1) > 0 || old == NULL) {
+			free(old);
+		} else {
+			x->str[LB_F_image_url][LB_SRC_OPENGRAPH] = old;
+		}
+		if (x->failed)
+			goto out;
+	}
 	x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.tw_image, (size_t)-1);
 	if (sc.og_place[0] || sc.og_place[1] || sc.og_place[2]) {
 		struct lb_buf b;
