@@ -1662,6 +1662,24 @@ static void strip_site(char *title, const char *site)
 	}
 }
 
+/* Is title h, or h followed by a separator ("Post - Site")? */
+static int title_starts(const char *title, const char *h)
+{
+	size_t hl = strlen(h), pl;
+	int k;
+
+	if (title == NULL || strncasecmp(title, h, hl) != 0)
+		return 0;
+	if (title[hl] == '\0')
+		return 1;
+	for (k = 0; title_seps[k] != NULL; k++) {
+		pl = strlen(title_seps[k]);
+		if (strncmp(title + hl, title_seps[k], pl) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Cuts the site's name (og:site_name, application-name, the header's
  * <h1>) from the titles of JSON-LD, Open Graph and <title>. */
 static int strip_site_names(struct scan *sc, const char *logo)
@@ -1815,6 +1833,16 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	s = NULL;
 	if (sc.h1_boiler != NULL && h1_text(&sc, sc.h1_boiler, &s) < 0)
 		goto out;
+	if (!sc.have_h1 && s != NULL && !h1_is_logo(sc.h1_boiler) &&
+	    !is_site_name(&sc, s) &&
+	    title_starts(x->str[LB_F_title][LB_SRC_META], s)) {
+		/* a page header's <h1> (Clean Blog's masthead) that <title>
+		 * names first ("Post - Site") is the page's title */
+		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+		sc.have_h1 = 1;
+		free(s);
+		s = NULL;
+	}
 	if (strip_site_names(&sc, s) < 0) {
 		free(s);
 		goto out;
