@@ -256,7 +256,9 @@ static const struct word meta_tokens[] = {
 	W("posted-on"), W("cat-links"), W("tags-links"), W("posted-by"),
 	W("entry-date"), W("post-date"), W("dateline"), W("post-info"),
 	W("elementor-post-info"), W("entry-info"), W("article-info"),
-	W("speechify-ignore"),
+	W("speechify-ignore"), W("author-box"), W("author-bio"),
+	W("about-author"), W("authorbox"), W("saboxplugin-wrap"),
+	W("author-info"), W("post-author-box"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
@@ -268,7 +270,8 @@ static const struct word boiler_tokens[] = {
 	W("table-of-contents"), W("CybotCookiebotDialog"), W("header"),
 	W("widget-area"), W("widget_area"), W("widgets-area"),
 	W("mw-editsection"), W("edit-link"), W("post-edit-link"),
-	W("noprint"), W("mw-jump-link"), W("catlinks"),
+	W("noprint"), W("mw-jump-link"), W("catlinks"), W("latest-posts"),
+	W("wp-block-latest-posts"),
 	W("site-header"), W("site-branding"), W("branding"), W("credits"),
 	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
 	W("top-bar"),
