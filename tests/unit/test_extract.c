@@ -704,6 +704,26 @@ static void test_caps(void **state)
 	assert_string_equal(doc.title, "Many attributes");
 	assert_string_equal(doc.text, "Many attributes\nend");
 	lb_doc_release(&doc);
+
+	/* the byline and title lookups are capped: 20000 <h1>s in a
+	 * sidebar, 20000 'Author:' field lists and byline spans, a title
+	 * <h1> 400 levels down; every author list stays within its cap */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<body><div class=sidebar>", NULL);
+	for (i = 0; i < 20000; i++)
+		lb_buf_adds(&b, "<h1>x</h1>", NULL);
+	lb_buf_adds(&b, "</div><dl>", NULL);
+	for (i = 0; i < 20000; i++)
+		lb_buf_printf(&b, NULL, "<dt>Author:</dt><dd>A%d and B</dd>"
+			      "<span class=author>C%d</span>", i, i);
+	lb_buf_adds(&b, "</dl>", NULL);
+	for (i = 0; i < 400; i++)
+		lb_buf_adds(&b, "<div class=a>", NULL);
+	lb_buf_adds(&b, "<h1>Deep title</h1><p>text", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Deep title");
+	assert_true(doc.author.n > 0 && doc.author.n <= 32);
+	lb_doc_release(&doc);
 	lb_buf_release(&b);
 }
 
