@@ -271,6 +271,7 @@ static const struct word boiler_tokens[] = {
 	W("widget-area"), W("widget_area"), W("widgets-area"),
 	W("mw-editsection"), W("edit-link"), W("post-edit-link"),
 	W("noprint"), W("mw-jump-link"), W("catlinks"), W("latest-posts"),
+	W("links-block"),
 	W("wp-block-latest-posts"),
 	W("site-header"), W("site-branding"), W("branding"), W("credits"),
 	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
@@ -335,6 +336,32 @@ static int list_has(const char *list, const struct word *words)
 		for (e = p; *e != '\0' && !is_ws(*e); e++)
 			;
 		if (e > p && word_in(p, (size_t)(e - p), words))
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
+/* CSS-in-JS class names end in the component's name
+ * ("ssrcss-1f39n02-VisuallyHidden"). */
+static const struct word hiding_tails[] = {
+	W("VisuallyHidden"), W("ScreenReaderOnly"), W("SrOnly"),
+	W("ScreenReaderText"),
+	{ NULL, 0 },
+};
+
+static int tail_hides(const char *list)
+{
+	const char *p = list, *e, *t;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		for (t = e; t > p && t[-1] != '-'; t--)
+			;
+		if (t > p && e > t && word_in(t, (size_t)(e - t), hiding_tails))
 			return 1;
 		p = e;
 	}
@@ -416,6 +443,7 @@ static int names_boiler(const char *list)
 struct eattrs {
 	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
 	const char *itemprop, *rel;
+	const char *component;	/* data-component (BBC, Guardian) */
 };
 
 static void get_attrs(const GumboNode *n, struct eattrs *a)
@@ -457,6 +485,10 @@ static void get_attrs(const GumboNode *n, struct eattrs *a)
 			else if (strcmp(nm, "rel") == 0)
 				a->rel = at->value;
 			break;
+		case 'd':
+			if (strcmp(nm, "data-component") == 0)
+				a->component = at->value;
+			break;
 		}
 	}
 }
@@ -486,8 +518,11 @@ static int boiler_tag(const GumboNode *n, unsigned flags)
 	case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BUTTON:
 	case GUMBO_TAG_MENU: case GUMBO_TAG_LABEL:
 		return 1;
-	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
-		return unknown_is(n, "dialog");
+	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog>; AMP's
+				 * menus and consent banners */
+		return unknown_is(n, "dialog") || unknown_is(n, "amp-sidebar") ||
+		       unknown_is(n, "amp-consent") ||
+		       unknown_is(n, "amp-user-notification");
 	case GUMBO_TAG_HEADER:
 		return !(flags & F_ARTICLE);
 	case GUMBO_TAG_FOOTER:
@@ -521,7 +556,8 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		    (a.aria_hidden != NULL &&
 		     strcasecmp(a.aria_hidden, "true") == 0) ||
 		    style_hides(a.style) ||
-		    (a.cls != NULL && list_has(a.cls, hiding_classes)))
+		    (a.cls != NULL && (list_has(a.cls, hiding_classes) ||
+				       tail_hides(a.cls))))
 			return F_HIDDEN;
 		/* the Apache manual's "¶" after each heading */
 		if (n->v.element.tag == GUMBO_TAG_A && a.cls != NULL &&
@@ -547,7 +583,9 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
 		r = F_BOILER | F_CHROME;
 	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
-		 (a.id != NULL && (nb = names_boiler(a.id)) != 0))
+		 (a.id != NULL && (nb = names_boiler(a.id)) != 0) ||
+		 (a.component != NULL &&
+		  (nb = names_boiler(a.component)) != 0))
 		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
 	if (r != 0 && keeps(k, n))
 		return 0;
