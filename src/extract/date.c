@@ -83,34 +83,95 @@ static void skip_sp(const char *s, size_t n, size_t *i)
 		(*i)++;
 }
 
-/* [T| ]HH:MM[:SS[.fff]][Z|+HH[:]MM|GMT|UTC] */
+/* Skips a leading weekday name ("Tue", "Tuesday", "Tue.") if any. */
+static int weekday(const char *s, size_t n, size_t *i)
+{
+	static const char *const days[] = {
+		"mon", "tue", "wed", "thu", "fri", "sat", "sun",
+	};
+	size_t k, j;
+
+	if (*i + 3 > n)
+		return 0;
+	for (k = 0; k < 7; k++) {
+		if (strncasecmp(s + *i, days[k], 3) != 0)
+			continue;
+		for (j = *i + 3; j < n && ((s[j] | 0x20) >= 'a' &&
+					   (s[j] | 0x20) <= 'z'); j++)
+			;
+		if (j < n && s[j] == '.')
+			j++;
+		if (j < n && (s[j] == ',' || s[j] == ' ')) {
+			*i = j;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Zone abbreviations of RFC 822 and a few that pages write out. */
+static const struct {
+	const char *name;
+	int off;	/* minutes east of UTC */
+} zones[] = {
+	{ "EST", -300 }, { "EDT", -240 }, { "CST", -360 }, { "CDT", -300 },
+	{ "MST", -420 }, { "MDT", -360 }, { "PST", -480 }, { "PDT", -420 },
+	{ "BST", 60 }, { "CET", 60 }, { "CEST", 120 }, { "EET", 120 },
+	{ "EEST", 180 }, { "WET", 0 }, { "WEST", 60 }, { "JST", 540 },
+	{ "KST", 540 }, { "AEST", 600 }, { "AEDT", 660 },
+};
+
+/*
+ * [T| |, |, at ]HH:MM[:SS[.fff]][ am|pm][Z|+HH[:]MM|GMT|UTC|EST...].
+ * A time that cannot be read leaves the date alone (has_time 0).
+ */
 static int parse_time(const char *s, size_t n, size_t *i, struct dt *t)
 {
-	int oh, om;
+	size_t i0 = *i, k, l;
+	int oh, om, ok = 0;
 	char sign;
 
 	if (*i >= n)
 		return 0;
-	if (s[*i] != 'T' && s[*i] != 't' && s[*i] != ' ')
+	if (s[*i] != 'T' && s[*i] != 't' && s[*i] != ' ' && s[*i] != ',')
 		return 0;
 	(*i)++;
 	skip_sp(s, n, i);
+	if (*i + 3 <= n && strncasecmp(s + *i, "at ", 3) == 0)
+		*i += 3;
 	if (ndigits(s, n, i, 2, &t->h) < 0 || *i >= n || s[*i] != ':')
-		return *i >= n ? 0 : -1;
+		goto bad;
 	(*i)++;
 	if (digits(s, n, i, 2, &t->mi) < 0)
-		return -1;
+		goto bad;
 	if (*i < n && s[*i] == ':') {
 		(*i)++;
 		if (digits(s, n, i, 2, &t->s) < 0)
-			return -1;
+			goto bad;
 		if (*i < n && (s[*i] == '.' || s[*i] == ','))
 			for ((*i)++; *i < n && s[*i] >= '0' && s[*i] <= '9';
 			     (*i)++)
 				;
 	}
 	t->has_time = 1;
+	ok = 1;
 	skip_sp(s, n, i);
+	/* 5:43 pm, 5:43 p.m. */
+	if (*i + 2 <= n && (s[*i] == 'a' || s[*i] == 'A' || s[*i] == 'p' ||
+			    s[*i] == 'P') &&
+	    (s[*i + 1] == 'm' || s[*i + 1] == 'M' || s[*i + 1] == '.')) {
+		int pm = s[*i] == 'p' || s[*i] == 'P';
+
+		if (t->h < 1 || t->h > 12)
+			goto bad;
+		*i += 2;
+		if (*i < n && (s[*i] == 'm' || s[*i] == 'M'))
+			(*i)++;
+		if (*i < n && s[*i] == '.')
+			(*i)++;
+		t->h = t->h % 12 + (pm ? 12 : 0);
+		skip_sp(s, n, i);
+	}
 	if (*i < n && (s[*i] == 'Z' || s[*i] == 'z')) {
 		t->tz = 1;
 		(*i)++;
@@ -118,22 +179,45 @@ static int parse_time(const char *s, size_t n, size_t *i, struct dt *t)
 				   strncasecmp(s + *i, "UTC", 3) == 0)) {
 		t->tz = 1;
 		*i += 3;
+	} else {
+		for (k = 0; k < sizeof(zones) / sizeof(zones[0]); k++) {
+			l = strlen(zones[k].name);
+			if (*i + l <= n && strncmp(s + *i, zones[k].name, l) == 0 &&
+			    (*i + l == n || !((s[*i + l] | 0x20) >= 'a' &&
+					      (s[*i + l] | 0x20) <= 'z'))) {
+				t->tz = 2;
+				t->off = zones[k].off;
+				*i += l;
+				return 0;
+			}
+		}
 	}
 	if (*i < n && (s[*i] == '+' || s[*i] == '-')) {
 		sign = s[(*i)++];
 		if (digits(s, n, i, 2, &oh) < 0)
-			return -1;
+			goto bad;
 		om = 0;
 		if (*i < n && s[*i] == ':')
 			(*i)++;
 		if (*i < n && s[*i] >= '0' && s[*i] <= '9' &&
 		    digits(s, n, i, 2, &om) < 0)
-			return -1;
+			goto bad;
 		if (oh > 14 || om > 59)
-			return -1;
+			goto bad;
 		t->tz = 2;
 		t->off = (sign == '-' ? -1 : 1) * (oh * 60 + om);
 	}
+	return 0;
+bad:
+	/* "2024-07-26Tgarbage" is not a date; "July 26, 2024 (updated)"
+	 * keeps its date, a time we cannot read dropped with its zone */
+	if (!ok && (s[i0] == 'T' || s[i0] == 't'))
+		return -1;
+	*i = i0;
+	t->h = t->mi = t->s = 0;
+	t->has_time = 0;
+	t->tz = 0;
+	t->off = 0;
 	return 0;
 }
 
@@ -206,11 +290,10 @@ static int parse(const char *s, size_t n, struct dt *t)
 			return -1;
 		return parse_time(s, n, &i, t) < 0 ? -1 : 0;
 	}
-	/* "Tue, 26 Jul 2024 17:29:00 GMT" or "July 26, 2024" */
-	if (n > 4 && s[3] == ',') {
-		i = 4;
+	/* "Tue, 26 Jul 2024 17:29:00 GMT", "Tuesday, March 5, 2024",
+	 * "Tue Mar 05 2024" or "July 26, 2024" */
+	if (weekday(s, n, &i))
 		skip_sp(s, n, &i);
-	}
 	if (i < n && s[i] >= '0' && s[i] <= '9') {
 		if (ndigits(s, n, &i, 2, &t->d) < 0)
 			return -1;
@@ -235,7 +318,7 @@ static int parse(const char *s, size_t n, struct dt *t)
 		if (digits(s, n, &i, 4, &t->y) < 0)
 			return -1;
 	}
-	if (i < n && s[i] != ' ' && s[i] != 'T')
+	if (i < n && s[i] != ' ' && s[i] != 'T' && s[i] != ',')
 		return -1;
 	return parse_time(s, n, &i, t) < 0 ? -1 : 0;
 }

@@ -77,11 +77,24 @@ int x_offer_item(struct x_ctx *x, enum lb_doc_field f, enum lb_source src,
 		return 0;
 	if (n == (size_t)-1)
 		n = strlen(s);
-	/* "By Jane Doe" is Jane Doe */
-	while (f == LB_F_author && n > 0 && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	if (f == LB_F_author && n > 3 && strncasecmp(s, "by ", 3) == 0)
-		s += 3, n -= 3;
+	/* "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" */
+	if (f == LB_F_author) {
+		static const char *const pre[] = {
+			"by ", "posted by ", "written by ", "author: ",
+			"von ", "par ", "por ", "door ", NULL,
+		};
+		size_t k, pl;
+
+		while (n > 0 && (*s == ' ' || *s == '\t' || *s == '\n'))
+			s++, n--;
+		for (k = 0; pre[k] != NULL; k++) {
+			pl = strlen(pre[k]);
+			if (n > pl && strncasecmp(s, pre[k], pl) == 0) {
+				s += pl, n -= pl;
+				break;
+			}
+		}
+	}
 	v = x_clean(s, n, X_MAX_FIELD / 4, &oom);
 	if (oom)
 		return x_oom(x);

@@ -21,6 +21,7 @@
  * comments, share buttons, cookie banners, related posts, newsletters.
  * If that leaves nothing, the whole <body> without hidden content.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +29,39 @@
 #include <gumbo.h>
 
 #include "extract_int.h"
+
+/*
+ * The ancestors of the page's content anchors (<main>, role=main,
+ * itemprop=articleBody|text) are never boilerplate, whatever their class
+ * says: WordPress puts "ast-right-sidebar" or "et_right_sidebar" on
+ * <body> and on wrappers of the whole page. A sorted array, searched only
+ * for elements that look like boilerplate.
+ */
+#define X_MAX_ANCHORS 16
+struct keep {
+	const GumboNode **v;
+	size_t n;
+};
+
+static int keeps(const struct keep *k, const GumboNode *n)
+{
+	size_t lo = 0, hi;
+
+	if (k == NULL)
+		return 0;
+	hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid] == n)
+			return 1;
+		if ((uintptr_t)k->v[mid] < (uintptr_t)n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
 
 /* Frame flags. */
 #define F_HIDDEN	0x01	/* inside hidden content */
@@ -37,6 +71,8 @@
 #define F_BLOCK		0x10	/* this element is a block */
 #define F_HEAD		0x20	/* inside <head> */
 #define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
+#define F_CHROME	0x80	/* inside the site's chrome (boilerplate other
+				 * than an entry's meta line): no bylines */
 
 struct frame {
 	GumboNode *node;
@@ -185,30 +221,87 @@ static const struct word hiding_classes[] = {
 	W("a11y-hidden"), W("headerlink"), W("hash-link"), W("anchorjs-link"),
 	{ NULL, 0 },
 };
-/* Words that mark boilerplate in a class or id, and words that veto it
- * ("content-sidebar-wrap" wraps the content). */
+/* Words that mark boilerplate in a class or id ("ez-toc-container",
+ * "jp-relatedposts", "cookie-law-info-bar"; not "widget": page builders
+ * wrap the content in "elementor-widget", "so-panel widget"), and words
+ * that veto it when
+ * the token ends in a wrapper word ("content-sidebar-wrap" wraps the
+ * content; "article-byline" is a byline). */
 static const struct word boiler_words[] = {
 	W("nav"), W("navbar"), W("navigation"), W("menu"), W("menubar"),
-	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("widget"),
-	W("widgets"), W("footer"), W("cookie"), W("cookies"), W("consent"),
+	W("breadcrumb"), W("breadcrumbs"), W("sidebar"), W("footer"), W("cookie"), W("cookies"), W("consent"),
 	W("gdpr"), W("share"), W("sharing"), W("sharedaddy"), W("social"),
 	W("related"), W("comments"), W("comment"), W("respond"),
 	W("newsletter"), W("subscribe"), W("popup"), W("modal"), W("advert"),
 	W("advertisement"), W("ads"), W("ad"), W("sponsored"), W("promo"),
 	W("skip"), W("pagination"), W("pager"), W("masthead"), W("toolbar"),
-	W("tagcloud"), W("relatedposts"), W("meta"), W("byline"),
+	W("tagcloud"), W("relatedposts"), W("toc"), W("signup"), W("tags"),
+	W("cookiebanner"), W("paginav"), W("crp"), W("cta"), W("popular"),
+	W("trending"), W("recommended"), W("onward"), W("outbrain"),
+	W("taboola"), W("ufi"), W("topnav"), W("subnav"), W("mainnav"),
+	W("navlinks"), W("subscription"), W("mailpoet"), W("mc4wp"),
+	W("optin"), W("pum"), W("popmake"),
+	{ NULL, 0 },
+};
+/* Words of an entry's meta line: boilerplate for the text, but where
+ * bylines, entry dates and categories are. */
+static const struct word meta_words[] = {
+	W("meta"), W("byline"), W("postmeta"), W("entrymeta"),
+	{ NULL, 0 },
+};
+/* Whole class tokens of an entry's meta line (WordPress). */
+static const struct word meta_tokens[] = {
+	W("wp-block-post-date"), W("wp-block-post-author"),
+	W("wp-block-post-author-name"), W("wp-block-post-terms"),
+	W("posted-on"), W("cat-links"), W("tags-links"), W("posted-by"),
+	W("entry-date"), W("post-date"), W("dateline"), W("post-info"),
+	W("elementor-post-info"), W("entry-info"), W("article-info"),
+	W("speechify-ignore"), W("author-box"), W("author-bio"),
+	W("about-author"), W("authorbox"), W("saboxplugin-wrap"),
+	W("author-info"), W("post-author-box"),
 	{ NULL, 0 },
 };
 /* Whole class or id tokens of documentation generators' navigation
- * (DocBook's navheader/navfooter, the Apache manual's language bars). */
+ * (DocBook's navheader/navfooter, the Apache manual's language bars),
+ * table-of-contents blocks and consent dialogs. */
 static const struct word boiler_tokens[] = {
 	W("navheader"), W("navfooter"), W("toplang"), W("bottomlang"),
 	W("sphinxsidebar"), W("toctree-wrapper"), W("related-posts"),
+	W("table-of-contents"), W("CybotCookiebotDialog"), W("header"),
+	W("widget-area"), W("widget_area"), W("widgets-area"),
+	W("mw-editsection"), W("edit-link"), W("post-edit-link"),
+	W("noprint"), W("mw-jump-link"), W("catlinks"), W("latest-posts"),
+	W("links-block"),
+	W("wp-block-latest-posts"),
+	W("site-header"), W("site-branding"), W("branding"), W("credits"),
+	W("colophon"), W("site-info"), W("copyright"), W("topbar"),
+	W("top-bar"),
+	W("BorlabsCookie"), W("onetrust-consent-sdk"),
+	{ NULL, 0 },
+};
+/* Ids of documentation generators' page chrome (the Apache manual's
+ * header, breadcrumb path and quick view). */
+static const struct word boiler_ids[] = {
+	W("page-header"), W("path"), W("quickview"),
+	{ NULL, 0 },
+};
+/* An entry's footer ("post-footer", "entry-footer") is its meta line. */
+static const struct word entry_words[] = {
+	W("post"), W("entry"), W("article"), W("story"),
 	{ NULL, 0 },
 };
 static const struct word veto_words[] = {
-	W("content"), W("article"), W("body"), W("wrap"), W("wrapper"),
-	W("container"), W("layout"),
+	W("content"), W("article"), W("body"), W("main"),
+	{ NULL, 0 },
+};
+/* "has-sidebar", "no-sidebar", "with-sidebar": a layout, not a sidebar */
+static const struct word layout_words[] = {
+	W("has"), W("no"), W("with"), W("without"),
+	{ NULL, 0 },
+};
+static const struct word wrap_words[] = {
+	W("wrap"), W("wrapper"), W("container"), W("inner"), W("area"),
+	W("layout"), W("holder"),
 	{ NULL, 0 },
 };
 /* ARIA roles of boilerplate (banner only outside article/main). */
@@ -221,7 +314,7 @@ static const struct word boiler_roles[] = {
 static int word_in(const char *p, size_t n, const struct word *l)
 {
 	for (; l->w != NULL; l++)
-		if (l->n == n && (p[0] | 0x20) == l->w[0] &&
+		if (l->n == n && (p[0] | 0x20) == (l->w[0] | 0x20) &&
 		    strncasecmp(p, l->w, n) == 0)
 			return 1;
 	return 0;
@@ -249,11 +342,38 @@ static int list_has(const char *list, const struct word *words)
 	return 0;
 }
 
-/* Does one token of the class or id list name boilerplate? */
+/* CSS-in-JS class names end in the component's name
+ * ("ssrcss-1f39n02-VisuallyHidden"). */
+static const struct word hiding_tails[] = {
+	W("VisuallyHidden"), W("ScreenReaderOnly"), W("SrOnly"),
+	W("ScreenReaderText"),
+	{ NULL, 0 },
+};
+
+static int tail_hides(const char *list)
+{
+	const char *p = list, *e, *t;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		for (t = e; t > p && t[-1] != '-'; t--)
+			;
+		if (t > p && e > t && word_in(t, (size_t)(e - t), hiding_tails))
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
+/* Does one token of the class or id list name boilerplate? 1: the site's
+ * chrome, 2: an entry's meta line, 0: neither. */
 static int names_boiler(const char *list)
 {
 	const char *p = list, *e, *q, *qe;
-	int boiler, veto;
+	int boiler, meta, veto, entry, r = 0;
 
 	while (*p != '\0') {
 		while (is_ws(*p))
@@ -264,30 +384,66 @@ static int names_boiler(const char *list)
 			p = e;
 			continue;
 		}
+		/* the short classes of syntax highlighters ("n", "mi", "s2"):
+		 * only "ad" names boilerplate */
+		if (e - p <= 2) {
+			if (e - p == 2 && (p[0] | 0x20) == 'a' &&
+			    (p[1] | 0x20) == 'd')
+				return 1;
+			p = e;
+			continue;
+		}
 		if (word_in(p, (size_t)(e - p), boiler_tokens))
 			return 1;
-		boiler = veto = 0;
+		if (word_in(p, (size_t)(e - p), meta_tokens)) {
+			r = 2;
+			p = e;
+			continue;
+		}
+		boiler = meta = veto = entry = 0;
 		for (q = p; q < e; q = qe + 1) {
 			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
 				;
 			if (qe > q && word_in(q, (size_t)(qe - q), boiler_words))
-				boiler = 1;
+				boiler = boiler == 1 || (qe - q != 6 ||
+					strncasecmp(q, "footer", 6) != 0) ?
+					1 : 2;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), entry_words))
+				entry = 1;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), meta_words))
+				meta = 1;
 			else if (qe > q &&
 				 word_in(q, (size_t)(qe - q), veto_words))
-				veto = 1;
-			if (qe == e)
+				veto |= 1;
+			else if (qe > q &&
+				 word_in(q, (size_t)(qe - q), layout_words))
+				veto |= 3;
+			if (qe == e) {
+				if (qe > q && word_in(q, (size_t)(qe - q),
+						      wrap_words))
+					veto |= 2;
 				break;
+			}
 		}
+		veto = veto == 3;
+		if (boiler == 2 && entry)
+			boiler = 0, meta = 1;	/* post-footer, entry-footer */
 		if (boiler && !veto)
 			return 1;
+		if (meta && !veto)
+			r = 2;
 		p = e;
 	}
-	return 0;
+	return r;
 }
 
 /* The attributes the walks look at, found in one pass. */
 struct eattrs {
 	const char *hidden, *aria_hidden, *style, *cls, *id, *role;
+	const char *itemprop, *rel;
+	const char *component;	/* data-component (BBC, Guardian) */
 };
 
 static void get_attrs(const GumboNode *n, struct eattrs *a)
@@ -320,10 +476,18 @@ static void get_attrs(const GumboNode *n, struct eattrs *a)
 		case 'i':
 			if (strcmp(nm, "id") == 0)
 				a->id = at->value;
+			else if (strcmp(nm, "itemprop") == 0)
+				a->itemprop = at->value;
 			break;
 		case 'r':
 			if (strcmp(nm, "role") == 0)
 				a->role = at->value;
+			else if (strcmp(nm, "rel") == 0)
+				a->rel = at->value;
+			break;
+		case 'd':
+			if (strcmp(nm, "data-component") == 0)
+				a->component = at->value;
 			break;
 		}
 	}
@@ -354,45 +518,78 @@ static int boiler_tag(const GumboNode *n, unsigned flags)
 	case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BUTTON:
 	case GUMBO_TAG_MENU: case GUMBO_TAG_LABEL:
 		return 1;
-	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog> */
-		return unknown_is(n, "dialog");
-	case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER:
+	case GUMBO_TAG_UNKNOWN:	/* gumbo 0.10 predates <dialog>; AMP's
+				 * menus and consent banners */
+		return unknown_is(n, "dialog") || unknown_is(n, "amp-sidebar") ||
+		       unknown_is(n, "amp-consent") ||
+		       unknown_is(n, "amp-user-notification");
+	case GUMBO_TAG_HEADER:
 		return !(flags & F_ARTICLE);
+	case GUMBO_TAG_FOOTER:
+		/* an article's own footer: its meta line (tags, "Edit
+		 * this page", share links), not its text */
+		return !(flags & F_ARTICLE) ? 1 : 2;
 	default:
 		return 0;
 	}
 }
 
 /*
- * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked) or 0.
- * flags: the context (F_ARTICLE decides for header, footer, banner).
+ * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked; with
+ * F_CHROME unless it is an entry's meta line) or 0. flags: the context
+ * (F_ARTICLE decides for header, footer, banner). An ancestor of the
+ * content (k) is never boilerplate.
  */
-static unsigned classify(const GumboNode *n, unsigned flags, int boiler)
+static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
+			 const struct keep *k)
 {
 	struct eattrs a;
+	unsigned r = 0;
+	int nb;
 
 	if (hidden_tag(n))
 		return F_HIDDEN;
-	if (n->v.element.attributes.length == 0)
-		return boiler && boiler_tag(n, flags) ? F_BOILER : 0;
-	get_attrs(n, &a);
-	if (a.hidden != NULL ||
-	    (a.aria_hidden != NULL && strcasecmp(a.aria_hidden, "true") == 0) ||
-	    style_hides(a.style) ||
-	    (a.cls != NULL && list_has(a.cls, hiding_classes)))
-		return F_HIDDEN;
-	if (!boiler)
+	memset(&a, 0, sizeof(a));
+	if (n->v.element.attributes.length > 0) {
+		get_attrs(n, &a);
+		if (a.hidden != NULL ||
+		    (a.aria_hidden != NULL &&
+		     strcasecmp(a.aria_hidden, "true") == 0) ||
+		    style_hides(a.style) ||
+		    (a.cls != NULL && (list_has(a.cls, hiding_classes) ||
+				       tail_hides(a.cls))))
+			return F_HIDDEN;
+		/* the Apache manual's "¶" after each heading */
+		if (n->v.element.tag == GUMBO_TAG_A && a.cls != NULL &&
+		    has_token(a.cls, "permalink") && n->parent != NULL &&
+		    n->parent->type == GUMBO_NODE_ELEMENT &&
+		    n->parent->v.element.tag >= GUMBO_TAG_H1 &&
+		    n->parent->v.element.tag <= GUMBO_TAG_H6)
+			return F_HIDDEN;
+	}
+	if (!boiler || n->v.element.tag == GUMBO_TAG_BODY ||
+	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
-	if (boiler_tag(n, flags))
-		return F_BOILER;
-	if (a.role != NULL &&
-	    (list_has(a.role, boiler_roles) ||
-	     (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
-		return F_BOILER;
-	if ((a.cls != NULL && names_boiler(a.cls)) ||
-	    (a.id != NULL && names_boiler(a.id)))
-		return F_BOILER;
-	return 0;
+	nb = 0;
+	if ((nb = boiler_tag(n, flags)) != 0) {
+		/* docutils writes footnotes as <aside class="footnote"> */
+		if (n->v.element.tag != GUMBO_TAG_ASIDE || a.cls == NULL ||
+		    strncasecmp(a.cls, "footnote", 8) != 0)
+			r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
+	} else if (a.id != NULL && list_has(a.id, boiler_ids)) {
+		r = F_BOILER | F_CHROME;
+	} else if (a.role != NULL &&
+		 (list_has(a.role, boiler_roles) ||
+		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
+		r = F_BOILER | F_CHROME;
+	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
+		 (a.id != NULL && (nb = names_boiler(a.id)) != 0) ||
+		 (a.component != NULL &&
+		  (nb = names_boiler(a.component)) != 0))
+		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
+	if (r != 0 && keeps(k, n))
+		return 0;
+	return r;
 }
 
 static int is_main(const GumboNode *n)
@@ -407,7 +604,7 @@ static int is_main(const GumboNode *n)
 
 /* Text under root, skipping hidden content (and boilerplate if asked). */
 static int collect_text(GumboNode *root, int boiler, unsigned flags0,
-			struct x_text *t)
+			const struct keep *k, struct x_text *t)
 {
 	struct stack s = {0};
 	int rc = -1;
@@ -443,7 +640,7 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		default:
 			continue;
 		}
-		if (classify(c, fl, boiler) != 0)
+		if (classify(c, fl, boiler, k) != 0)
 			continue;
 		switch (c->v.element.tag) {
 		case GUMBO_TAG_BR:
@@ -478,15 +675,21 @@ out:
 
 struct scan {
 	struct x_ctx *x;
+	struct keep keep;	/* ancestors of the content */
 	struct x_jsonld *jsonld;
 	GumboNode *body, *main, *article;
 	int n_main, n_article;
 	GumboNode *h1_boiler;	/* the first <h1> in boilerplate */
+	GumboNode *h1_article;	/* the <article> of the title <h1> */
+	GumboNode *h1_node;	/* the title <h1> */
 	const char *site_name;	/* og:site_name, application-name */
 	int have_h1, have_title;
+	int micro_authors;	/* itemprop=author looked at */
+	int bylines;		/* byline elements and <dt>s looked at */
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
+	const char *og_secure;	/* og:image:secure_url */
 	const char *og_place[3];	/* locality, region, country */
 };
 
@@ -622,6 +825,10 @@ static int on_meta(struct scan *sc, const GumboNode *n)
 		x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (strcasecmp(key, "og:description") == 0) {
 		x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, c, (size_t)-1);
+	} else if (strcasecmp(key, "og:image:secure_url") == 0) {
+		/* the https copy of og:image, preferred */
+		if (sc->og_secure == NULL)
+			sc->og_secure = c;
 	} else if (is_one_of(key, og_image_keys)) {
 		x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, c, (size_t)-1);
 	} else if (is_one_of(key, og_author_keys)) {
@@ -707,7 +914,7 @@ static int h1_text(struct scan *sc, GumboNode *n, char **out)
 	int rc;
 
 	x_text_init(&t, X_MAX_FIELD, 1);
-	rc = collect_text(n, 0, 0, &t);
+	rc = collect_text(n, 0, 0, NULL, &t);
 	*out = x_text_take(&t);
 	x_text_release(&t);
 	if (rc < 0)
@@ -722,7 +929,7 @@ static int offer_text_of(struct x_ctx *x, GumboNode *n, enum lb_doc_field f)
 	char *s;
 
 	x_text_init(&t, X_MAX_FIELD, 1);
-	collect_text(n, 0, 0, &t);
+	collect_text(n, 0, 0, NULL, &t);
 	if (t.oom) {
 		x_text_release(&t);
 		return x_oom(x);
@@ -750,6 +957,321 @@ static int is_site_name(const struct scan *sc, const char *h)
 	same = strcasecmp(name, h) == 0;
 	free(name);
 	return same;
+}
+
+/* Parts of a class or id that name the site's logo or title. */
+static const struct word logo_words[] = {
+	W("logo"), W("brand"), W("branding"), W("sitename"), W("blogname"),
+	W("sitetitle"), W("blogtitle"),
+	{ NULL, 0 },
+};
+static const struct word logo_tokens[] = {
+	W("site-title"), W("site-name"), W("blog-title"), W("blog-name"),
+	W("site_title"), W("site_name"), W("title-area"),
+	{ NULL, 0 },
+};
+
+/* Does the class or id list name a logo ("site-title", "header-logo")? */
+static int names_logo(const char *list)
+{
+	const char *p = list, *e, *q, *qe;
+
+	while (*p != '\0') {
+		while (is_ws(*p))
+			p++;
+		for (e = p; *e != '\0' && !is_ws(*e); e++)
+			;
+		if (e > p && word_in(p, (size_t)(e - p), logo_tokens))
+			return 1;
+		for (q = p; q < e && e - p <= 64; q = qe + 1) {
+			for (qe = q; qe < e && *qe != '-' && *qe != '_'; qe++)
+				;
+			if (qe > q && word_in(q, (size_t)(qe - q), logo_words))
+				return 1;
+			if (qe == e)
+				break;
+		}
+		p = e;
+	}
+	return 0;
+}
+
+static int el_names_logo(const GumboNode *n)
+{
+	const char *v;
+
+	if (n == NULL || n->type != GUMBO_NODE_ELEMENT ||
+	    n->v.element.attributes.length == 0)
+		return 0;
+	return ((v = attr(n, "class")) != NULL && names_logo(v)) ||
+	       ((v = attr(n, "id")) != NULL && names_logo(v));
+}
+
+/* Is the URL a site's home page ("/", "https://example.com/")? */
+static int is_home_url(const char *u)
+{
+	const char *p = u;
+
+	if (strncasecmp(p, "http://", 7) == 0)
+		p += 7;
+	else if (strncasecmp(p, "https://", 8) == 0)
+		p += 8;
+	else if (strncmp(p, "//", 2) == 0)
+		p += 2;
+	else
+		return strcmp(u, "/") == 0 || strcmp(u, "./") == 0 ||
+		       strcmp(u, "../") == 0;
+	p += strcspn(p, "/?#");
+	return *p == '\0' || strcmp(p, "/") == 0;
+}
+
+/*
+ * Is the <h1> the site's logo or name rather than the page's title: a
+ * class or id naming a logo or site title (on it, its parent or its
+ * link), or a heading that is only a link to the home page?
+ */
+static int h1_is_logo(const GumboNode *h)
+{
+	const GumboVector *ch = &h->v.element.children;
+	const GumboNode *only = NULL, *c;
+	const char *v;
+	size_t i;
+
+	if (el_names_logo(h) || el_names_logo(h->parent))
+		return 1;
+	for (i = 0; i < ch->length; i++) {
+		c = ch->data[i];
+		if (c->type == GUMBO_NODE_WHITESPACE ||
+		    c->type == GUMBO_NODE_COMMENT)
+			continue;
+		if (c->type != GUMBO_NODE_ELEMENT || only != NULL)
+			return 0;
+		only = c;
+	}
+	if (only == NULL || only->v.element.tag != GUMBO_TAG_A)
+		return 0;
+	return el_names_logo(only) ||
+	       ((v = attr(only, "rel")) != NULL && has_token(v, "home")) ||
+	       ((v = attr(only, "href")) != NULL && is_home_url(v));
+}
+
+/* The one-line text of n (NULL if empty or longer than max bytes). */
+static char *short_text(struct x_ctx *x, GumboNode *n, size_t max)
+{
+	struct x_text t;
+	char *s;
+
+	x_text_init(&t, X_MAX_FIELD, 1);
+	collect_text(n, 0, 0, NULL, &t);
+	if (t.oom) {
+		x_text_release(&t);
+		x_oom(x);
+		return NULL;
+	}
+	s = x_text_take(&t);
+	x_text_release(&t);
+	if (s != NULL && strlen(s) > max) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/* The first descendant of n (not n) whose attribute a has the token w,
+ * not looking into nested microdata items; breadth first, bounded. */
+static GumboNode *find_desc(GumboNode *n, const char *a, const char *w)
+{
+	GumboNode *q[64];
+	size_t head = 0, tail = 0, i;
+
+	q[tail++] = n;
+	while (head < tail) {
+		GumboNode *p = q[head++];
+		const GumboVector *ch = &p->v.element.children;
+
+		for (i = 0; i < ch->length; i++) {
+			GumboNode *c = ch->data[i];
+			const char *v;
+
+			if (c->type != GUMBO_NODE_ELEMENT || hidden_tag(c))
+				continue;
+			if ((v = attr(c, a)) != NULL && has_token(v, w))
+				return c;
+			if (tail < sizeof(q) / sizeof(q[0]) &&
+			    attr(c, "itemscope") == NULL)
+				q[tail++] = c;
+		}
+	}
+	return NULL;
+}
+
+/* Is n inside a comment, review or answer item (microdata)? */
+static int in_other_item(const GumboNode *n)
+{
+	static const char *const other[] = {
+		"Comment", "Review", "Answer", "Question", NULL,
+	};
+	const char *t;
+	int k, d;
+
+	for (n = n->parent, d = 0; n != NULL && n->type == GUMBO_NODE_ELEMENT &&
+	     d < X_MAX_DEPTH; n = n->parent, d++) {
+		if ((t = attr(n, "itemtype")) == NULL)
+			continue;
+		for (k = 0; other[k] != NULL; k++)
+			if (strstr(t, other[k]) != NULL)
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+static const struct word byline_classes[] = {
+	W("author"), W("p-author"), W("author-name"), W("post-author"),
+	W("entry-author"), W("article-author"), W("byline-author"),
+	W("author-link"), W("byline__author"),
+	{ NULL, 0 },
+};
+
+/* Offers "A, B and C" as the authors A, B, C (source body). */
+static void offer_names(struct x_ctx *x, const char *s)
+{
+	const char *p = s, *e, *best;
+	size_t skip;
+
+	while (*p != '\0') {
+		best = NULL;
+		skip = 0;
+		if ((e = strstr(p, ", ")) != NULL)
+			best = e, skip = 2;
+		if ((e = strstr(p, " and ")) != NULL && (best == NULL || e < best))
+			best = e, skip = 5;
+		if ((e = strstr(p, " & ")) != NULL && (best == NULL || e < best))
+			best = e, skip = 3;
+		if (best == NULL) {
+			x_offer_item(x, LB_F_author, LB_SRC_BODY, p, (size_t)-1);
+			break;
+		}
+		x_offer_item(x, LB_F_author, LB_SRC_BODY, p, (size_t)(best - p));
+		p = best + skip;
+	}
+}
+
+/* docutils' field list: <dt>Author:</dt><dd>A and B</dd>. */
+static int on_dt(struct scan *sc, GumboNode *n)
+{
+	struct x_ctx *x = sc->x;
+	GumboNode *dd = NULL;
+	char *s;
+	size_t i;
+
+	if ((s = short_text(x, n, 16)) == NULL)
+		return x->failed ? -1 : 0;
+	if (strcasecmp(s, "Author:") != 0 && strcasecmp(s, "Authors:") != 0 &&
+	    strcasecmp(s, "Author") != 0 && strcasecmp(s, "Authors") != 0) {
+		free(s);
+		return 0;
+	}
+	free(s);
+	if (n->parent == NULL)
+		return 0;
+	for (i = n->index_within_parent + 1;
+	     i < n->parent->v.element.children.length; i++) {
+		dd = n->parent->v.element.children.data[i];
+		if (dd->type == GUMBO_NODE_ELEMENT)
+			break;
+		dd = NULL;
+	}
+	if (dd == NULL || dd->v.element.tag != GUMBO_TAG_DD)
+		return 0;
+	if ((s = short_text(x, dd, 200)) != NULL)
+		offer_names(x, s);
+	free(s);
+	return x->failed ? -1 : 0;
+}
+
+/*
+ * Bylines outside the site's chrome: microdata itemprop=author (Person
+ * name, at the rank of HTML metadata), itemprop=datePublished written as
+ * text, and at body rank <a rel=author>, hCard "author vcard" (its "fn"),
+ * author classes, and "Posted in" links rel=category.
+ */
+static int on_byline(struct scan *sc, GumboNode *n, const struct eattrs *ea)
+{
+	struct x_ctx *x = sc->x;
+	const char *v, *c;
+	GumboNode *m;
+	char *s = NULL;
+
+	if ((v = ea->itemprop) != NULL && !in_other_item(n)) {
+		if (has_token(v, "author") && sc->micro_authors < 32) {
+			sc->micro_authors++;
+			m = attr(n, "itemscope") != NULL ?
+				find_desc(n, "itemprop", "name") : n;
+			if (m != NULL && (c = attr(m, "content")) != NULL)
+				s = strdup(c);
+			else if (m != NULL)
+				s = short_text(x, m, 100);
+			if (s != NULL && strncasecmp(s, "http", 4) != 0)
+				x_offer_item(x, LB_F_author, LB_SRC_META, s,
+					     (size_t)-1);
+			free(s);
+			s = NULL;
+		} else if (has_token(v, "datePublished") &&
+			   n->v.element.tag != GUMBO_TAG_META &&
+			   n->v.element.tag != GUMBO_TAG_TIME &&
+			   !x_has(x, LB_F_published_time, LB_SRC_META)) {
+			if ((c = attr(n, "content")) != NULL ||
+			    (c = attr(n, "datetime")) != NULL ||
+			    (n->v.element.tag == GUMBO_TAG_ABBR &&
+			     (c = attr(n, "title")) != NULL))
+				x_offer(x, LB_F_published_time, LB_SRC_META, c,
+					(size_t)-1);
+			else if ((s = short_text(x, n, 64)) != NULL)
+				x_offer(x, LB_F_published_time, LB_SRC_META, s,
+					(size_t)-1);
+			free(s);
+			s = NULL;
+		}
+	}
+	/* hAtom (Blogger): <abbr class="published" title="2016-04-16T..."> */
+	if (n->v.element.tag == GUMBO_TAG_ABBR &&
+	    (v = ea->cls) != NULL && has_token(v, "published") &&
+	    (c = attr(n, "title")) != NULL)
+		x_offer(x, LB_F_published_time, LB_SRC_BODY, c, (size_t)-1);
+	if (n->v.element.tag == GUMBO_TAG_A && (v = ea->rel) != NULL &&
+	    (has_token(v, "category") || has_token(v, "author")) &&
+	    sc->bylines++ < 64) {
+		/* WordPress: "Posted in <a rel="category tag">",
+		 * bylines: <a rel="author"> */
+		if (offer_text_of(x, n, has_token(v, "category") ?
+				  LB_F_category : LB_F_author) < 0)
+			return -1;
+	} else if ((v = ea->cls) != NULL && list_has(v, byline_classes)) {
+		if (sc->bylines++ < 64) {
+			m = find_desc(n, "class", "fn");
+			if (m == NULL)
+				m = find_desc(n, "itemprop", "name");
+			if ((s = short_text(x, m != NULL ? m : n, 80)) != NULL &&
+			    strncasecmp(s, "http", 4) != 0 &&
+			    strpbrk(s, "0123456789@|") == NULL)
+				offer_names(x, s);
+			free(s);
+		}
+	}
+	return x->failed ? -1 : 0;
+}
+
+/* The nearest <article> holding n, or NULL. */
+static GumboNode *article_of(GumboNode *n)
+{
+	int d;
+
+	for (d = 0; n != NULL && n->type == GUMBO_NODE_ELEMENT &&
+	     d <= X_MAX_DEPTH + 8; n = n->parent, d++)
+		if (n->v.element.tag == GUMBO_TAG_ARTICLE)
+			return n;
+	return NULL;
 }
 
 /* One element of the metadata walk; returns 1 to descend into it. */
@@ -796,7 +1318,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			struct x_text t;
 
 			x_text_init(&t, X_MAX_FIELD, 1);
-			collect_text(n, 0, 0, &t);
+			collect_text(n, 0, 0, NULL, &t);
 			s = x_text_take(&t);
 			x_text_release(&t);
 			if (s != NULL) {
@@ -822,22 +1344,12 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		     has_token(w, "datePublished")))
 			x_offer(x, LB_F_published_time, LB_SRC_META, v,
 				(size_t)-1);
-		else if (!(*flags & F_HIDDEN) &&
+		else if (!(*flags & (F_HIDDEN | F_CHROME)) &&
 			 (w = attr(n, "class")) != NULL &&
 			 (has_token(w, "published") ||
 			  has_token(w, "entry-date") || has_token(w, "post-date")))
 			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
 				(size_t)-1);
-		break;
-	case GUMBO_TAG_A:
-		/* WordPress: "Posted in <a rel="category tag">",
-		 * bylines: <a rel="author"> */
-		if ((v = attr(n, "rel")) != NULL && !(*flags & F_HIDDEN) &&
-		    (has_token(v, "category") || has_token(v, "author"))) {
-			if (offer_text_of(x, n, has_token(v, "category") ?
-					  LB_F_category : LB_F_author) < 0)
-				return -1;
-		}
 		break;
 	default:
 		break;
@@ -845,7 +1357,20 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	if (*flags & F_HEAD)
 		return 1;
 	if (!(*flags & F_HIDDEN))
-		*flags |= classify(n, *flags, !(*flags & F_BOILER));
+		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
+	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
+	    n->v.element.attributes.length > 0) {
+		struct eattrs ea;
+
+		get_attrs(n, &ea);
+		if ((ea.itemprop != NULL || ea.rel != NULL || ea.cls != NULL) &&
+		    on_byline(sc, n, &ea) < 0)
+			return -1;
+	}
+	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
+	    n->v.element.tag == GUMBO_TAG_DT && sc->bylines++ < 64 &&
+	    on_dt(sc, n) < 0)
+		return -1;
 	if (!(*flags & (F_HIDDEN | F_BOILER))) {
 		if (is_main(n)) {
 			sc->n_main++;
@@ -867,7 +1392,8 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		} else {
 			if (h1_text(sc, n, &s) < 0)
 				return -1;
-			if (s != NULL && is_site_name(sc, s)) {
+			if (s != NULL && (is_site_name(sc, s) ||
+					  h1_is_logo(n))) {
 				/* the site's name (a logo heading), not the
 				 * page's title: only if nothing better comes */
 				if (sc->h1_boiler == NULL)
@@ -875,6 +1401,8 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			} else if (s != NULL) {
 				sc->have_h1 = 1;
 				x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+				sc->h1_article = article_of(n);
+				sc->h1_node = n;
 			}
 			free(s);
 		}
@@ -890,7 +1418,7 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		if (k >= 0) {
 			*flags |= F_MICRO;
 			if (collect_text(n, 1, *flags & F_ARTICLE,
-					 &sc->micro[k]) < 0)
+					 &sc->keep, &sc->micro[k]) < 0)
 				return x_oom(x);
 			x_text_break(&sc->micro[k]);
 		}
@@ -928,6 +1456,166 @@ static int scan(struct scan *sc, GumboNode *root)
 	goto out;
 oom:
 	x_oom(sc->x);
+out:
+	free(s.v);
+	return rc;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const GumboNode *const *)a;
+	uintptr_t y = (uintptr_t)*(const GumboNode *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Is the element page chrome by its tag or ARIA role alone? */
+static int tag_chrome(const GumboNode *n, unsigned flags)
+{
+	const char *r;
+
+	if (boiler_tag(n, flags) == 1)
+		return 1;
+	return n->v.element.attributes.length > 0 &&
+	       (r = attr(n, "role")) != NULL &&
+	       (list_has(r, boiler_roles) ||
+		(!(flags & F_ARTICLE) && has_token(r, "banner")));
+}
+
+static int add_ancestors(struct keep *k, size_t *alloc, GumboNode *c)
+{
+	GumboNode *p;
+
+	for (p = c; p != NULL && p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
+		if (k->n == *alloc) {
+			size_t a = *alloc ? *alloc * 2 : 64;
+			const GumboNode **v = realloc(k->v, a * sizeof(*v));
+
+			if (v == NULL)
+				return -1;
+			k->v = v;
+			*alloc = a;
+		}
+		k->v[k->n++] = p;
+	}
+	return 0;
+}
+
+/*
+ * Fills sc->keep with the content anchors and their ancestors: the first
+ * X_MAX_ANCHORS <main>, role=main and itemprop=articleBody elements (not
+ * itemprop=text, which comments carry too), and the title <h1>: the
+ * first visible, non-empty <h1> outside page chrome (by tag, role or
+ * class, but an <article>'s or <main>'s classes do not count) that is
+ * not the site's logo or name. These are then never boilerplate
+ * (Substack's <article class="newsletter-post">, WordPress's
+ * <body class="ast-right-sidebar">). One walk; parent chains are at most
+ * X_MAX_DEPTH long.
+ */
+/*
+ * Is the <h1> outside hidden content and page chrome? Its ancestors are
+ * judged from the top, as the walks do; an <article>'s or <main>'s own
+ * classes do not count.
+ */
+static int h1_in_content(GumboNode *h)
+{
+	GumboNode *path[X_MAX_DEPTH + 64], *p;
+	size_t n = 0;
+	unsigned fl = 0, cl;
+	int art;
+
+	for (p = h; p != NULL && p->type == GUMBO_NODE_ELEMENT &&
+	     n < sizeof(path) / sizeof(path[0]); p = p->parent)
+		path[n++] = p;
+	while (n > 0) {
+		p = path[--n];
+		if (p->v.element.tag == GUMBO_TAG_HEAD)
+			return 0;
+		cl = classify(p, fl, 1, NULL);
+		if (cl & F_HIDDEN)
+			return 0;
+		art = p->v.element.tag == GUMBO_TAG_ARTICLE || is_main(p);
+		if (art ? tag_chrome(p, fl) : (cl & F_CHROME) != 0)
+			return 0;
+		if (art)
+			fl |= F_ARTICLE;
+	}
+	return 1;
+}
+
+static int find_keep(struct scan *sc, GumboNode *root)
+{
+	struct keep *k = &sc->keep;
+	struct stack s = {0};
+	size_t anchors = 0, alloc = 0, i, j;
+	const char *ip, *site = NULL, *key;
+	int rc = -1, h1 = 0, tries = 0;
+	char *t;
+
+	if (push(&s, root, 0) < 0)
+		goto out;
+	while (s.n > 0 && anchors < X_MAX_ANCHORS) {
+		struct frame *f = &s.v[s.n - 1];
+		const GumboVector *ch = children(f->node);
+		GumboNode *c;
+
+		if (ch == NULL || f->idx >= ch->length) {
+			s.n--;
+			continue;
+		}
+		c = ch->data[f->idx++];
+		if (c->type != GUMBO_NODE_ELEMENT)
+			continue;
+		if (c->v.element.tag == GUMBO_TAG_META) {
+			key = attr(c, "property");
+			if (key == NULL)
+				key = attr(c, "name");
+			if (site == NULL && key != NULL &&
+			    (strcasecmp(key, "og:site_name") == 0 ||
+			     strcasecmp(key, "application-name") == 0))
+				site = attr(c, "content");
+			continue;
+		}
+		if (hidden_tag(c) && c->v.element.tag != GUMBO_TAG_HEAD)
+			continue;
+		if (is_main(c) || (c->v.element.attributes.length > 0 &&
+				   (ip = attr(c, "itemprop")) != NULL &&
+				   has_token(ip, "articleBody"))) {
+			anchors++;
+			if (add_ancestors(k, &alloc, c) < 0)
+				goto out;
+		}
+		if (c->v.element.tag == GUMBO_TAG_H1 && !h1 && tries < 16) {
+			tries++;
+			if (!h1_is_logo(c) && h1_in_content(c)) {
+				t = short_text(sc->x, c, X_MAX_FIELD);
+				if (t == NULL && sc->x->failed)
+					goto out;
+				sc->site_name = site;
+				if (t != NULL && !is_site_name(sc, t)) {
+					h1 = 1;
+					anchors++;
+					if (add_ancestors(k, &alloc, c) < 0) {
+						free(t);
+						goto out;
+					}
+				}
+				sc->site_name = NULL;
+				free(t);
+			}
+			continue;
+		}
+		if (push(&s, c, 0) < 0)
+			goto out;
+	}
+	if (k->n > 1) {
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ptr);
+		for (i = 1, j = 1; i < k->n; i++)
+			if (k->v[i] != k->v[j - 1])
+				k->v[j++] = k->v[i];
+		k->n = j;
+	}
+	rc = 0;
 out:
 	free(s.v);
 	return rc;
@@ -975,11 +1663,142 @@ static int find_base(GumboNode *doc, const char *page_url, struct x_ctx *x)
 	return 0;
 }
 
+/* The text of root without hidden content and boilerplate; -1 on out of
+ * memory. */
+static int main_text(struct scan *sc, GumboNode *root, unsigned fl,
+		     char **out)
+{
+	struct x_text t;
+
+	x_text_init(&t, X_MAX_TEXT, 0);
+	collect_text(root, 1, fl, &sc->keep, &t);
+	*out = t.oom ? NULL : x_text_take(&t);
+	x_text_release(&t);
+	return t.oom ? x_oom(sc->x) : 0;
+}
+
+static int is_under(const GumboNode *n, const GumboNode *root)
+{
+	int d;
+
+	for (d = 0; n != NULL && d <= X_MAX_DEPTH + 8; n = n->parent, d++)
+		if (n == root)
+			return 1;
+	return 0;
+}
+
+/*
+ * A page without <main> or <article>: the smallest block around the title
+ * <h1> (at most 12 levels up) that holds half of the body's words, so
+ * that unmarked navigation and footers around it are left out. *out is
+ * NULL if none does.
+ */
+static int h1_block(struct scan *sc, size_t words, char **out)
+{
+	GumboNode *a;
+	char *t;
+	int lvl;
+
+	*out = NULL;
+	for (a = sc->h1_node->parent, lvl = 0;
+	     a != NULL && a != sc->body && a->type == GUMBO_NODE_ELEMENT &&
+	     lvl < 12; a = a->parent, lvl++) {
+		if (main_text(sc, a, 0, &t) < 0)
+			return -1;
+		if (t != NULL && 2 * x_word_count(t) >= words) {
+			*out = t;
+			return 0;
+		}
+		free(t);
+	}
+	return 0;
+}
+
+/*
+ * The body text: the page's main element (the only <main>, else the only
+ * <article>, else <body>) without boilerplate. When the title <h1> is in
+ * an <article> inside it (a news page whose <main> also holds "more on
+ * this story" cards), that article, if it holds at least a third of the
+ * words: a short article element (a teaser, a header card) is not the
+ * page.
+ */
+/* Separators between a page's title and its site's name. */
+static const char *const title_seps[] = {
+	" | ", " - ", " \xe2\x80\x93 ", " \xe2\x80\x94 ", " \xc2\xab ",
+	" \xc2\xbb ", " :: ", " \xc2\xb7 ", " \xe2\x80\xa2 ", ": ", " / ",
+	NULL,
+};
+
+/* Cuts "SEP site" from the end of title (in place), when something is
+ * left. Not "site SEP" from the start: that is how WordPress names the
+ * home page ("Site - Tagline"). */
+static void strip_site(char *title, const char *site)
+{
+	size_t tl = strlen(title), sl = strlen(site), pl;
+	int k;
+
+	if (sl == 0 || tl <= sl)
+		return;
+	for (k = 0; title_seps[k] != NULL; k++) {
+		pl = strlen(title_seps[k]);
+		if (tl > sl + pl &&
+		    strcasecmp(title + tl - sl, site) == 0 &&
+		    strncmp(title + tl - sl - pl, title_seps[k], pl) == 0) {
+			title[tl - sl - pl] = '\0';
+			return;
+		}
+	}
+}
+
+/* Is title h, or h followed by a separator ("Post - Site")? */
+static int title_starts(const char *title, const char *h)
+{
+	size_t hl = strlen(h), pl;
+	int k;
+
+	if (title == NULL || strncasecmp(title, h, hl) != 0)
+		return 0;
+	if (title[hl] == '\0')
+		return 1;
+	for (k = 0; title_seps[k] != NULL; k++) {
+		pl = strlen(title_seps[k]);
+		if (strncmp(title + hl, title_seps[k], pl) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Cuts the site's name (og:site_name, application-name, the header's
+ * <h1>) from the titles of JSON-LD, Open Graph and <title>. */
+static int strip_site_names(struct scan *sc, const char *logo)
+{
+	struct x_ctx *x = sc->x;
+	char *site = NULL;
+	int oom = 0, src;
+
+	if (sc->site_name != NULL &&
+	    (site = x_clean(sc->site_name, strlen(sc->site_name), X_MAX_FIELD,
+			    &oom)) == NULL && oom)
+		return x_oom(x);
+	for (src = LB_SRC_JSONLD; src <= LB_SRC_META; src++) {
+		char *t = x->str[LB_F_title][src];
+
+		if (t == NULL)
+			continue;
+		if (site != NULL)
+			strip_site(t, site);
+		if (logo != NULL)
+			strip_site(t, logo);
+	}
+	free(site);
+	return 0;
+}
+
 static int body_text(struct scan *sc)
 {
 	struct x_text t;
-	GumboNode *root;
-	char *s;
+	GumboNode *root, *art = NULL;
+	char *s = NULL, *a = NULL;
 	unsigned fl = 0;
 
 	if (sc->body == NULL)
@@ -988,24 +1807,46 @@ static int body_text(struct scan *sc)
 	if (sc->n_main == 1)
 		root = sc->main, fl = F_ARTICLE;
 	else if (sc->n_article == 1)
-		root = sc->article, fl = F_ARTICLE;
-	x_text_init(&t, X_MAX_TEXT, 0);
-	collect_text(root, 1, fl, &t);
-	if (t.oom) {
-		x_text_release(&t);
-		return x_oom(sc->x);
+		art = sc->article;
+	if (sc->h1_article != NULL && is_under(sc->h1_article, root))
+		art = sc->h1_article;
+	if (main_text(sc, root, fl, &s) < 0)
+		return -1;
+	if (art != NULL && art != root && s != NULL) {
+		if (main_text(sc, art, F_ARTICLE, &a) < 0) {
+			free(s);
+			return -1;
+		}
+		if (a != NULL && 3 * x_word_count(a) >= x_word_count(s)) {
+			free(s);
+			s = a;
+			root = art;
+		} else {
+			free(a);
+		}
+		a = NULL;
 	}
-	s = x_text_take(&t);
+	if (root == sc->body && sc->h1_node != NULL && s != NULL) {
+		if (h1_block(sc, x_word_count(s), &a) < 0) {
+			free(s);
+			return -1;
+		}
+		if (a != NULL) {
+			free(s);
+			s = a;
+		}
+	}
 	if (s == NULL) {
 		/* Everything looked like boilerplate: take it all. */
-		collect_text(sc->body, 0, 0, &t);
+		x_text_init(&t, X_MAX_TEXT, 0);
+		collect_text(sc->body, 0, 0, NULL, &t);
 		if (t.oom) {
 			x_text_release(&t);
 			return x_oom(sc->x);
 		}
 		s = x_text_take(&t);
+		x_text_release(&t);
 	}
-	x_text_release(&t);
 	x_offer_text(sc->x, LB_SRC_BODY, s);
 	return 0;
 }
@@ -1035,6 +1876,10 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	}
 	if (find_base(out->document, page_url, x) < 0)
 		goto out;
+	if (find_keep(&sc, out->document) < 0) {
+		x_oom(x);
+		goto out;
+	}
 	if (scan(&sc, out->document) < 0)
 		goto out;
 	if (x_jsonld_offer(sc.jsonld, x, x->str[LB_F_url][LB_SRC_META] != NULL ?
@@ -1042,6 +1887,22 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		goto out;
 	x_offer(x, LB_F_title, LB_SRC_OPENGRAPH, sc.tw_title, (size_t)-1);
 	x_offer(x, LB_F_description, LB_SRC_OPENGRAPH, sc.tw_desc, (size_t)-1);
+	if (sc.og_secure != NULL &&
+	    (x->str[LB_F_image_url][LB_SRC_OPENGRAPH] == NULL ||
+	     strncmp(x->str[LB_F_image_url][LB_SRC_OPENGRAPH], "http:", 5) == 0)) {
+		/* og:image:secure_url, when valid, replaces an http og:image */
+		char *old = x->str[LB_F_image_url][LB_SRC_OPENGRAPH];
+
+		x->str[LB_F_image_url][LB_SRC_OPENGRAPH] = NULL;
+		if (x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.og_secure,
+			    (size_t)-1) > 0 || old == NULL) {
+			free(old);
+		} else {
+			x->str[LB_F_image_url][LB_SRC_OPENGRAPH] = old;
+		}
+		if (x->failed)
+			goto out;
+	}
 	x_offer(x, LB_F_image_url, LB_SRC_OPENGRAPH, sc.tw_image, (size_t)-1);
 	if (sc.og_place[0] || sc.og_place[1] || sc.og_place[2]) {
 		struct lb_buf b;
@@ -1055,13 +1916,28 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		x_offer(x, LB_F_location, LB_SRC_OPENGRAPH, place, (size_t)-1);
 	}
 	/* An <h1> in the page header or naming the site is the title only
-	 * when no source has one: it ranks last. */
-	if (!sc.have_h1 && sc.h1_boiler != NULL) {
-		if (h1_text(&sc, sc.h1_boiler, &s) < 0)
-			goto out;
-		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
+	 * when no source has one: it ranks last. Its text, and the site's
+	 * declared name, are cut from the other titles ("Post - Site"). */
+	s = NULL;
+	if (sc.h1_boiler != NULL && h1_text(&sc, sc.h1_boiler, &s) < 0)
+		goto out;
+	if (!sc.have_h1 && s != NULL && !h1_is_logo(sc.h1_boiler) &&
+	    !is_site_name(&sc, s) &&
+	    title_starts(x->str[LB_F_title][LB_SRC_META], s)) {
+		/* a page header's <h1> (Clean Blog's masthead) that <title>
+		 * names first ("Post - Site") is the page's title */
+		x_offer(x, LB_F_title, LB_SRC_H1, s, (size_t)-1);
+		sc.have_h1 = 1;
 		free(s);
+		s = NULL;
 	}
+	if (strip_site_names(&sc, s) < 0) {
+		free(s);
+		goto out;
+	}
+	if (!sc.have_h1 && s != NULL)
+		x_offer(x, LB_F_title, LB_SRC_BODY, s, (size_t)-1);
+	free(s);
 	/* articleBody, else text */
 	for (k = 0; k < 2; k++) {
 		if (sc.micro[k].oom) {
@@ -1079,6 +1955,7 @@ out:
 	x_text_release(&sc.micro[0]);
 	x_text_release(&sc.micro[1]);
 	x_jsonld_free(sc.jsonld);
+	free(sc.keep.v);
 	if (out != NULL)
 		gumbo_destroy_output(&opts, out);
 	return rc;

@@ -538,6 +538,28 @@ static int offer_text(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 	return 0;
 }
 
+/* Rank Math writes the post's categories as one string, "Europe, Italy". */
+static int offer_section(struct x_ctx *x, const char *s)
+{
+	char buf[X_MAX_FIELD];
+	const char *p, *e;
+
+	if (s == NULL)
+		return 0;
+	for (p = s; *p != '\0'; p = *e ? e + 1 : e) {
+		size_t n;
+
+		e = p + strcspn(p, ",");
+		n = (size_t)(e - p) < sizeof(buf) ? (size_t)(e - p) :
+						    sizeof(buf) - 1;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (offer_s(x, LB_F_category, buf, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int offer_node(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 {
 	static const char *const title_keys[] = {"headline", "name"};
@@ -569,7 +591,7 @@ static int offer_node(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 			cJSON_ArrayForEach(e, v)
 				if (offer_s(x, LB_F_category, str_of(e), 1) < 0)
 					return -1;
-		} else if (offer_s(x, LB_F_category, str_of(v), 1) < 0) {
+		} else if (offer_section(x, str_of(v)) < 0) {
 			return -1;
 		}
 	}

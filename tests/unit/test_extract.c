@@ -411,6 +411,17 @@ static void test_dates(void **state)
 	check_date("yesterday", NULL);
 	check_date("", NULL);
 	check_date("2024-07-26Tgarbage", NULL);
+	/* weekdays, am/pm, "at", zone names, trailing words */
+	check_date("Tue Mar 05 2024", "2024-03-05");
+	check_date("Tuesday, March 5, 2024", "2024-03-05");
+	check_date("March 5, 2024 at 5:43 pm", "2024-03-05T17:43:00");
+	check_date("March 5, 2024 12:05 a.m.", "2024-03-05T00:05:00");
+	check_date("5 March 2024, 17:43 GMT", "2024-03-05T17:43:00Z");
+	check_date("Mar 5, 2024, 5:43 PM EST", "2024-03-05T17:43:00-05:00");
+	check_date("Mon, 4 Mar 2024 09:00:00 PDT", "2024-03-04T09:00:00-07:00");
+	check_date("Jan 02 2023 10:00:00 GMT+0100", "2023-01-02T10:00:00+01:00");
+	check_date("2024-03-05 (updated)", "2024-03-05");
+	check_date("March 5, 2024 at 13:43 pm", "2024-03-05");
 }
 
 static void check_lang(const char *in, const char *want)
@@ -737,6 +748,26 @@ static void test_caps(void **state)
 	doc = run(b.data, "https://e.example/");
 	assert_string_equal(doc.title, "Many attributes");
 	assert_string_equal(doc.text, "Many attributes\nend");
+	lb_doc_release(&doc);
+
+	/* the byline and title lookups are capped: 20000 <h1>s in a
+	 * sidebar, 20000 'Author:' field lists and byline spans, a title
+	 * <h1> 400 levels down; every author list stays within its cap */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<body><div class=sidebar>", NULL);
+	for (i = 0; i < 20000; i++)
+		lb_buf_adds(&b, "<h1>x</h1>", NULL);
+	lb_buf_adds(&b, "</div><dl>", NULL);
+	for (i = 0; i < 20000; i++)
+		lb_buf_printf(&b, NULL, "<dt>Author:</dt><dd>A%d and B</dd>"
+			      "<span class=author>C%d</span>", i, i);
+	lb_buf_adds(&b, "</dl>", NULL);
+	for (i = 0; i < 400; i++)
+		lb_buf_adds(&b, "<div class=a>", NULL);
+	lb_buf_adds(&b, "<h1>Deep title</h1><p>text", NULL);
+	doc = run(b.data, "https://e.example/");
+	assert_string_equal(doc.title, "Deep title");
+	assert_true(doc.author.n > 0 && doc.author.n <= 32);
 	lb_doc_release(&doc);
 	lb_buf_release(&b);
 }
