@@ -1780,10 +1780,10 @@ out:
  * p(s) + c(s,t) whose keys are fixed lazily at the top; hubs and Y reach
  * their targets (and a hub its sources) through lazy max-heaps by
  * potential. eps falls by CS_ALPHA a refine from CS_EPS0 to one unit of
- * cost (13 refines); each restart keeps the targets' potentials as bonuses. A refine
- * that relabels more than CS_BUDGET times per node gives up (k cannot
- * hold, or a pathological instance) and the caller falls back to the
- * cost levels. Nothing is claimed here: the exact phases and the
+ * cost (13 refines); each restart keeps the targets' potentials as
+ * bonuses. A refine that relabels more than CS_BUDGET times per node
+ * gives up (k cannot hold, or a pathological instance) and the caller
+ * falls back to the cost levels. Nothing is claimed here: the exact phases and the
  * certificate that follow decide optimality.
  *
  * Cost: each refine O(n M) for the restart plus the pushes and relabels
