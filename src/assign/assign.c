@@ -76,8 +76,12 @@
  *   through heaps ordered by potential ("the hubs' and Y's neighbours"),
  *   and each target keeps its used in-arcs in a list of their own, so
  *   a popular target does not cost its whole in-degree.
- * Infeasible k: a deficit that reaches no excess node proves the bound
- *   infeasible (cut argument). Then d_t = min(j, reach_t) is raised level
+ * Infeasible k: counting supply against demand per group (level_bound)
+ *   is exact with the hub; without it a max flow (feasible.c) finds the
+ *   largest k that the arcs allow before anything is solved. Should the
+ *   solve still meet a deficit that reaches no excess node (a proof of
+ *   infeasibility by the cut argument; with a max_in cap), d_t = min(j,
+ *   reach_t) is raised level
  *   by level j = 1..k from plain top-L (raising d_t only removes residual
  *   arcs, so the invariant survives); the snapshot of the last level that
  *   held is kept: k_used, the best uniform k ("as close as possible").
@@ -108,6 +112,7 @@
 
 #include "linkbot/assign.h"
 #include "linkbot/log.h"
+#include "feasible.h"
 
 #define SCALE 16777216.0	/* 2^24 */
 #define CAP_INF 0x3fffffffu
@@ -3166,6 +3171,20 @@ static int solve(const struct lb_candidates *cand,
 	}
 	limits(&S, p);
 	kmax = level_bound(&S, k);
+	if (!S.hub && S.cap == CAP_INF && kmax > 0) {
+		/* without the hub, counting is not enough: a max flow says
+		 * which k can hold, so that the solver never proves it slowly */
+		long f = feasible_level(S.ns, S.nt, S.off, S.tg, S.ls, S.reach,
+					kmax);
+
+		if (f < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((uint32_t)f < kmax)
+			log_debug("assign: k = %u cannot hold, %ld can", kmax, f);
+		kmax = (uint32_t)f;
+	}
 	S.cost0 = malloc((S.na + 1) * sizeof(int32_t));
 	if (S.cost0 == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

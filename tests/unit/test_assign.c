@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <glpk.h>
 
+#include "../../src/assign/feasible.h"
 #include "linkbot/assign.h"
 
 struct inst {
@@ -427,6 +428,49 @@ static void test_infeasible(void **state)
 }
 
 /* Hub mode (random arcs through a hub) gives the dense optimum. */
+/*
+ * Hall's condition, which counting misses: t0 and t1 can only be linked
+ * by source 0, which has one link. Supply 3 = demand 3 at k = 1, yet k = 1
+ * cannot hold; the max flow says so and the solver keeps k = 0.
+ */
+static void test_hall(void **state)
+{
+	static const size_t off[] = { 0, 2, 3, 4 };
+	static const uint32_t tg[] = { 0, 1, 2, 2 };
+	static const uint32_t ls[] = { 1, 1, 1 }, reach[] = { 1, 1, 2 };
+	static const uint32_t ok_ls[] = { 2, 1, 1 };
+	struct lb_candidates c;
+	struct lb_assign_params p;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+
+	(void)state;
+	assert_int_equal(feasible_level(3, 3, off, tg, ls, reach, 1), 0);
+	/* source 0 with two links serves both, at every level (each
+	 * target's demand is capped by its reach) */
+	assert_int_equal(feasible_level(3, 3, off, tg, ok_ls, reach, 1), 1);
+	assert_int_equal(feasible_level(3, 3, off, tg, ok_ls, reach, 3), 3);
+
+	assert_int_equal(lb_candidates_init(&c, 3, 2), 0);
+	c.target[0] = 0; c.score[0] = 0.9f;
+	c.target[1] = 1; c.score[1] = 0.8f;
+	c.target[2] = 2; c.score[2] = 0.7f;
+	c.target[4] = 2; c.score[4] = 0.6f;
+	memset(&p, 0, sizeof(p));
+	p.n_tgt = 3;
+	p.links = 1;
+	p.min_in = 1;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&c, &p, &a, &st, &err), 0);
+	assert_int_equal(st.k_used, 0);
+	assert_false(st.feasible);
+	assert_true(st.certified);
+	assert_int_equal(a.links[0].target, 0);	/* plain top-1 */
+	lb_assignment_release(&a);
+	lb_candidates_release(&c);
+}
+
 static void test_hub_mode(void **state)
 {
 	int it;
@@ -634,6 +678,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_vs_glpk),
 		cmocka_unit_test(test_infeasible),
+		cmocka_unit_test(test_hall),
 		cmocka_unit_test(test_hub_mode),
 		cmocka_unit_test(test_random_completion),
 		cmocka_unit_test(test_stability),
