@@ -25,13 +25,14 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           mod_cache*/mod_socache*, mod_session*).
   apache-fr  the same pages in English and in French (the French pages
           that are real translations): a two-language endpoint, pairs of
-          one language only (relate_quality multi).
+          one language only (relate_quality -l); apache-ja likewise with
+          the Japanese translations (93 pages).
   django  python-django-doc, through the extractor; label = the section
           directory (ref/models, topics/db, intro, faq, ...); the loose
           pages of ref/ and topics/ (no common topic) are left out.
 
 Usage: relate-corpus.py demo|debian OUT
-       relate-corpus.py apache|apache-fr|django OUT RELATE_HTML
+       relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
 """
 
 import subprocess
@@ -299,8 +300,8 @@ def main():
         pages = python_library() + postgresql()
     elif which == "apache":
         pages = extracted(apache(["en"]), sys.argv[3])
-    elif which == "apache-fr":
-        pages = extracted(apache(["en", "fr"]), sys.argv[3])
+    elif which.startswith("apache-"):
+        pages = extracted(apache(["en", which[7:]]), sys.argv[3])
     elif which == "django":
         pages = extracted(django(), sys.argv[3])
     else:

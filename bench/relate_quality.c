@@ -42,6 +42,51 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* RELATE_LABELS=1: precision@8 per label (stderr), to see what fails;
+ * RELATE_LABELS=label: also the candidates of that label's pages */
+static void per_label(char **label, size_t n, const struct lb_candidates *c,
+		      const struct lb_doc **p)
+{
+	const char *show = getenv("RELATE_LABELS");
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(label[i], show))
+			continue;
+		fprintf(stderr, "%s\n", p[i]->url);
+		for (j = 0; j < M; j++) {
+			uint32_t t = c->target[i * M + j];
+
+			if (t != LB_NO_TARGET)
+				fprintf(stderr, "    %.3f %s %s\n",
+					c->score[i * M + j], label[t],
+					p[t]->url);
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		double hit = 0, tot = 0;
+
+		for (k = 0; k < i && strcmp(label[k], label[i]); k++)
+			;
+		if (k < i)
+			continue;
+		for (k = i; k < n; k++) {
+			if (strcmp(label[k], label[i]))
+				continue;
+			for (j = 0; j < M; j++) {
+				uint32_t t = c->target[k * M + j];
+
+				tot++;
+				hit += t != LB_NO_TARGET &&
+				       strcmp(label[t], label[i]) == 0;
+			}
+		}
+		fprintf(stderr, "  %-28s %.3f (%.0f)\n", label[i], hit / tot,
+			tot / M);
+	}
+}
+
 /* same primary language subtag (always, without -l) */
 static int lang_eq(const struct lb_doc *a, const struct lb_doc *b, int multi)
 {
@@ -183,6 +228,8 @@ int main(int argc, char **argv)
 				    strcmp(label[t], label[i]) == 0)
 					hit++;
 			}
+		if (getenv("RELATE_LABELS"))
+			per_label(label, n, &c, p);
 		printf("corpus=%s pages=%zu labels=%zu method=%s dim=%zu "
 		       "p@8=%.4f ms=%.0f\n", name, n, nlab, meth, o.dim,
 		       hit / (double)(n * M), now_ms() - t0);

@@ -669,6 +669,85 @@ static void test_candidates_languages(void **state)
 			lb_doc_release(&docs[i]);
 }
 
+/*
+ * A multi-language endpoint is one site per language: a language's pages
+ * get exactly the candidates they get on their own (term statistics, LSA
+ * and smoothing of that language only), both as one set and cross-set.
+ * Computed over the union, the English majority would change the German
+ * pages' weights and dimensions.
+ */
+static void test_candidates_language_alone(void **state)
+{
+	enum { NEN = 30, NDE = 12, N = NEN + NDE, M = 4 };
+	struct lb_doc docs[N];
+	const struct lb_doc *all[N], *de[NDE], *src[NDE];
+	long self[NDE];
+	struct lb_relate_input in = { 0 }, alone = { 0 };
+	struct lb_relate_opts o = { .m = M };
+	struct lb_candidates c, a;
+	struct lb_error err;
+	size_t i, j, r;
+	int cross;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		/* German pages interleaved with the English ones */
+		int isde = i < 2 * NDE && i % 2 == 1;
+
+		make_doc(&docs[i], (int)(i % 3), (int)i, isde ? "de" : "en");
+		all[i] = &docs[i];
+	}
+	for (i = 0, j = 0; i < N; i++)
+		if (strcmp(docs[i].language, "de") == 0)
+			de[j++] = &docs[i];
+	assert_int_equal(j, NDE);
+	for (cross = 0; cross < 2; cross++) {
+		/* cross: sources are the German pages, a target each */
+		for (i = 0; i < NDE; i++) {
+			src[i] = de[NDE - 1 - i];
+			self[i] = (long)(de[NDE - 1 - i] - docs);
+		}
+		memset(&in, 0, sizeof(in));
+		in.src = cross ? src : all;
+		in.n_src = cross ? NDE : N;
+		in.tgt = all;
+		in.n_tgt = N;
+		in.self = cross ? self : NULL;
+		in.multi_language = 1;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		memset(&alone, 0, sizeof(alone));
+		alone.src = cross ? src : de;
+		alone.n_src = NDE;
+		alone.tgt = de;
+		alone.n_tgt = NDE;
+		if (cross) {
+			for (i = 0; i < NDE; i++)
+				self[i] = (long)(NDE - 1 - i);
+			alone.self = self;
+		}
+		assert_int_equal(relate_candidates(&alone, &o, &a, &err), 0);
+		for (r = 0, i = 0; i < in.n_src; i++) {
+			if (strcmp(in.src[i]->language, "de") != 0)
+				continue;
+			for (j = 0; j < M; j++) {
+				uint32_t t = c.target[i * M + j];
+
+				assert_int_not_equal(t, LB_NO_TARGET);
+				assert_ptr_equal(all[t], de[a.target[r * M + j]]);
+				assert_true(c.score[i * M + j] ==
+					    a.score[r * M + j]);
+			}
+			r++;
+		}
+		assert_int_equal(r, NDE);
+		lb_candidates_release(&c);
+		lb_candidates_release(&a);
+	}
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
 /* Degenerate input: no pages, empty pages, identical pages (ties go to
  * the lower target index), more slots than targets. */
 static void test_candidates_edges(void **state)
@@ -732,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
+		cmocka_unit_test(test_candidates_language_alone),
 		cmocka_unit_test(test_candidates_edges),
 		cmocka_unit_test(test_text_source),
 	};
