@@ -748,6 +748,80 @@ static void test_candidates_language_alone(void **state)
 		lb_doc_release(&docs[i]);
 }
 
+/*
+ * Template blocks: a block of text repeated on half of the pages (a
+ * newsletter box) changes nothing: the candidates are those of the same
+ * pages without it, bit for bit. Pages that are copies of each other
+ * share all their words too, but they are not a template: they still find
+ * each other.
+ */
+static void test_candidates_blocks(void **state)
+{
+	enum { N = 40, M = 5, NC = 6 };
+	static const char block[] = " Subscribe newsletter cookies privacy "
+		"webinar dashboard careers sustainability partners pricing.";
+	struct lb_doc docs[N], boxed[N];
+	const struct lb_doc *p[N], *q[N];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = M };
+	struct lb_candidates c, c2;
+	struct lb_error err;
+	size_t i, j;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
+		make_doc(&boxed[i], (int)(i % 3), (int)i, "en");
+		if (i % 2 == 0) {
+			char *t = malloc(strlen(boxed[i].text) + sizeof(block));
+
+			assert_non_null(t);
+			strcpy(t, boxed[i].text);
+			strcat(t, block);
+			free(boxed[i].text);
+			boxed[i].text = t;
+		}
+		p[i] = &docs[i];
+		q[i] = &boxed[i];
+	}
+	for (meth = 0; meth < 2; meth++) {
+		o.smooth = meth ? -1 : 0;
+		in.src = in.tgt = p;
+		in.n_src = in.n_tgt = N;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		in.src = in.tgt = q;
+		assert_int_equal(relate_candidates(&in, &o, &c2, &err), 0);
+		assert_memory_equal(c.target, c2.target, N * M * 4);
+		assert_memory_equal(c.score, c2.score, N * M * 4);
+		lb_candidates_release(&c);
+		lb_candidates_release(&c2);
+	}
+
+	/* NC copies of one page among the others: each finds the others */
+	for (i = 0; i < NC; i++) {
+		free(boxed[i].title);
+		free(boxed[i].text);
+		boxed[i].title = strdup("Savanna animals");
+		boxed[i].text = strdup("Zebra giraffe okapi antelope gazelle "
+				       "wildebeest hippopotamus rhinoceros "
+				       "graze on the savanna.");
+	}
+	o.smooth = 0;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	for (i = 0; i < NC; i++)
+		for (j = 0; j < M; j++) {
+			assert_true(c.target[i * M + j] < NC);
+			assert_true(c.score[i * M + j] > 0.9f);
+		}
+	lb_candidates_release(&c);
+	for (i = 0; i < N; i++) {
+		lb_doc_release(&docs[i]);
+		lb_doc_release(&boxed[i]);
+	}
+}
+
 /* Degenerate input: no pages, empty pages, identical pages (ties go to
  * the lower target index), more slots than targets. */
 static void test_candidates_edges(void **state)
@@ -812,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
 		cmocka_unit_test(test_candidates_language_alone),
+		cmocka_unit_test(test_candidates_blocks),
 		cmocka_unit_test(test_candidates_edges),
 		cmocka_unit_test(test_text_source),
 	};
