@@ -31,9 +31,17 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           directory (ref/models, topics/db, intro, faq, ...); the loose
           pages of ref/ and topics/ (no common topic) are left out.
 
+  boiler:S  an existing corpus (IN) with one template block (a newsletter,
+          cookie and support box of 90 words) appended to the text of S %
+          of its pages, chosen by a hash of the URL: how much a block the
+          extractor left in moves the results.
+
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
+       relate-corpus.py boiler:S OUT IN
 """
+
+import hashlib
 
 import subprocess
 
@@ -292,9 +300,40 @@ def extracted(files, tool):
     return out
 
 
+BLOCK = (
+    "Subscribe to our newsletter to get the latest product updates, release "
+    "announcements and tips from our engineering team delivered to your "
+    "inbox every month. We use cookies and similar technologies to improve "
+    "your browsing experience, analyse site traffic, personalise content and "
+    "serve targeted advertisements. By continuing to browse this website you "
+    "consent to our privacy policy and terms of service. Our customer "
+    "support team is available around the clock by chat, email and "
+    "telephone; enterprise customers can open a priority ticket from the "
+    "account dashboard. Follow us on social media, join the community forum, "
+    "read the company blog, browse the careers page and download the annual "
+    "sustainability report. Copyright Example Corporation, all rights "
+    "reserved. Pricing, plans, partners, events, webinars, training and "
+    "certification.")
+
+
+def boiler(share, src):
+    out = []
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            lab, js = line.rstrip("\n").split("\t", 1)
+            d = json.loads(js)
+            h = int(hashlib.sha1(d["url"].encode()).hexdigest(), 16) % 100
+            if h < share:
+                d["text"] = d.get("text", "") + "\n" + BLOCK
+            out.append((lab, d))
+    return out
+
+
 def main():
     which, dest = sys.argv[1], sys.argv[2]
-    if which == "demo":
+    if which.startswith("boiler:"):
+        pages = boiler(int(which[7:]), sys.argv[3])
+    elif which == "demo":
         pages = demo()
     elif which == "debian":
         pages = python_library() + postgresql()

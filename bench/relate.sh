@@ -51,7 +51,10 @@ python3 bench/relate-corpus.py debian "$out/relate-debian.tsv"
 for c in apache apache-fr django; do
 	python3 bench/relate-corpus.py "$c" "$out/relate-$c.tsv" "$out/relate_html"
 done
-for c in demo debian apache django apache-fr; do
+# a template block on a quarter of the pages (bench/RESULTS.md)
+python3 bench/relate-corpus.py boiler:25 "$out/relate-debian-boiler25.tsv" \
+	"$out/relate-debian.tsv"
+for c in demo debian apache django apache-fr debian-boiler25; do
 	l=; [ "$c" = apache-fr ] && l=-l
 	# shellcheck disable=SC2086
 	"$out/relate_quality" $l "$out/relate-$c.tsv" lsa lsa-nosmooth tfidf random |

@@ -18,10 +18,12 @@
  * times idf = ln(1 + (N - df + 0.5) / (df + 0.5)). A term found in more
  * than a quarter of the pages is damped linearly to zero at three
  * quarters, so that one generic word ("blog", a site name) cannot make
- * every page related. Terms of one page only are dropped: they cannot
- * relate two pages and only shrink every cosine; past the 131072 terms
- * of highest document frequency, terms are dropped too (the LSA step keeps
- * terms x 266 floats twice). Rows are unit length.
+ * every page related. Before the weights, template blocks (many words in
+ * exactly the same pages: a newsletter box, a notice) are taken out of the
+ * pages that carry them (remove_blocks()). Terms of one page only are
+ * dropped: they cannot relate two pages and only shrink every cosine; past
+ * the 131072 terms of highest document frequency, terms are dropped too
+ * (the LSA step keeps terms x 266 floats twice). Rows are unit length.
  *
  * Plain mode (the baseline of the benchmarks): title and text, raw tf
  * times ln(N / df), no stop words, no stemming, no field weights.
