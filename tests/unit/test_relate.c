@@ -2,6 +2,7 @@
  * relate/: exact top-M against brute force, symmetry, shards, threads,
  * text normalisation, topic relatedness, languages, export.
  */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +132,50 @@ static void test_topm_symmetric(void **state)
 	free(v);
 }
 
+/*
+ * Vectors that bf16 cannot hold (10 significant bits) but whose dot
+ * products are exact in float (20-bit products, 16 of them): targets that
+ * differ below bf16's resolution, so the prefilter's scores tie or
+ * reorder and only the exact recheck can pick the right top-M.
+ */
+static float *fine_vectors(size_t n, size_t d, uint64_t seed)
+{
+	float *v = malloc(n * d * sizeof(*v));
+	size_t i, k;
+
+	assert_non_null(v);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d; k++) {
+			/* a shared pattern plus small individual steps */
+			int base = (int)((k * 37 + seed) % 512) + 256;
+
+			v[i * d + k] = (float)(base + (int)(relate_rand(&seed) %
+							    9) - 4);
+		}
+	return v;
+}
+
+static void test_topm_fine(void **state)
+{
+	size_t n = 700, nt = 900, d = 16, m = 12;
+	float *s = fine_vectors(n, d, 11), *t = fine_vectors(nt, d, 12);
+	struct lb_candidates c;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(relate_topm(s, n, t, nt, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(s, n, t, nt, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	assert_int_equal(relate_topm(s, n, s, n, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(s, n, s, n, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	free(s);
+	free(t);
+}
+
 /* Shards merged == unsharded, bit for bit; thread count does not matter.
  * Real-valued vectors here, so rounding would show. */
 static void shards_equal(int sym)
@@ -154,13 +199,23 @@ static void shards_equal(int sym)
 	assert_memory_equal(all.target, one.target, n * m * 4);
 	assert_memory_equal(all.score, one.score, n * m * 4);
 	lb_candidates_release(&one);
-	/* the scalar scan gives what the AVX2 scan gives */
-	setenv("LINKBOT_NO_AVX2", "1", 1);
+	/* the scalar scan gives what the AVX2 scan gives (sgemm scores) */
+	setenv("LINKBOT_NO_BF16", "1", 1);
 	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2, &one,
 				     &err), 0);
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2,
+				     &parts[0], &err), 0);
 	unsetenv("LINKBOT_NO_AVX2");
-	assert_memory_equal(all.target, one.target, n * m * 4);
-	assert_memory_equal(all.score, one.score, n * m * 4);
+	unsetenv("LINKBOT_NO_BF16");
+	assert_memory_equal(parts[0].target, one.target, n * m * 4);
+	assert_memory_equal(parts[0].score, one.score, n * m * 4);
+	lb_candidates_release(&parts[0]);
+	/* the bf16 prefilter (where the CPU has it) keeps the same top-M;
+	 * its exact scores come from another order of the sums than
+	 * sgemm's, so they agree to rounding */
+	for (i = 0; i < n * m; i++)
+		assert_true(fabsf(all.score[i] - one.score[i]) < 1e-5f);
 	for (k = 2; k <= 4; k++) {
 		for (s = 0; s < k; s++) {
 			size_t b, e;
@@ -881,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_shards_symmetric),
 		cmocka_unit_test(test_shards_cross),
 		cmocka_unit_test(test_topm_padding),
+		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_candidates_topics),
