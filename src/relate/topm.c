@@ -261,7 +261,7 @@ static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
  * only those near the floor: a few percent of the work.
  */
 #define BF_MR 8		/* rows of the micro-kernel */
-#define BF_NP 2		/* panels of 16 targets of the micro-kernel */
+#define BF_NP 2		/* panels of 16 targets (the kernel is written for 8 x 2) */
 #define BF_ERR(d) (0.0078125 * 1.0625 + 4.0 * (double)(d) / 16777216.0)
 
 static uint16_t bf16_round(float f)
@@ -300,36 +300,54 @@ static float bf_dot(const float *a, const float *b, size_t d)
 	return _mm512_reduce_add_ps(acc);
 }
 
-/* C (BF_MR x 32, row stride ldc) = A rows . B panels, bf16 in, fp32 out */
+/* C (BF_MR x 32, row stride ldc) = A rows . B panels, bf16 in, fp32 out.
+ * Written out register by register: 16 accumulators, 2 panel loads and 8
+ * broadcasts per pair of dimensions (the compiler at -O2 would otherwise
+ * keep the accumulator array in memory). */
+#define BF_ROW(i)                                                        \
+	av = _mm512_set1_epi32((int)a[(i) * kpn + k]);                   \
+	c##i##0 = _mm512_dpbf16_ps(c##i##0, (__m512bh)av, (__m512bh)b0); \
+	c##i##1 = _mm512_dpbf16_ps(c##i##1, (__m512bh)av, (__m512bh)b1)
+#define BF_STORE(i)                                                      \
+	_mm512_storeu_ps(c + (i) * ldc, c##i##0);                        \
+	_mm512_storeu_ps(c + (i) * ldc + 16, c##i##1)
+
 __attribute__((target("avx512f,avx512bf16")))
 static void bf_kernel(const uint32_t *a, size_t kpn, const uint32_t *b,
 		      float *c, size_t ldc)
 {
-	__m512 acc[BF_MR][BF_NP];
+	__m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00;
+	__m512 c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00;
+	__m512 c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00;
+	__m512 c70 = c00, c71 = c00;
+	const uint32_t *b1p = b + kpn * 16;
 	size_t k;
-	int i, p;
 
-	for (i = 0; i < BF_MR; i++)
-		for (p = 0; p < BF_NP; p++)
-			acc[i][p] = _mm512_setzero_ps();
 	for (k = 0; k < kpn; k++) {
-		__m512i bv[BF_NP];
+		__m512i b0 = _mm512_loadu_si512(b + k * 16);
+		__m512i b1 = _mm512_loadu_si512(b1p + k * 16);
+		__m512i av;
 
-		for (p = 0; p < BF_NP; p++)
-			bv[p] = _mm512_loadu_si512(b + (p * kpn + k) * 16);
-		for (i = 0; i < BF_MR; i++) {
-			__m512i av = _mm512_set1_epi32((int)a[i * kpn + k]);
-
-			for (p = 0; p < BF_NP; p++)
-				acc[i][p] = _mm512_dpbf16_ps(acc[i][p],
-							     (__m512bh)av,
-							     (__m512bh)bv[p]);
-		}
+		BF_ROW(0);
+		BF_ROW(1);
+		BF_ROW(2);
+		BF_ROW(3);
+		BF_ROW(4);
+		BF_ROW(5);
+		BF_ROW(6);
+		BF_ROW(7);
 	}
-	for (i = 0; i < BF_MR; i++)
-		for (p = 0; p < BF_NP; p++)
-			_mm512_storeu_ps(c + i * ldc + p * 16, acc[i][p]);
+	BF_STORE(0);
+	BF_STORE(1);
+	BF_STORE(2);
+	BF_STORE(3);
+	BF_STORE(4);
+	BF_STORE(5);
+	BF_STORE(6);
+	BF_STORE(7);
 }
+#undef BF_ROW
+#undef BF_STORE
 
 /* bf16 scores of source rows [i0, i0 + ch) x targets [j0, j0 + bj) into
  * c (row stride BLK; rows and columns past the end padded, computed and
@@ -346,17 +364,67 @@ static void bf_chunk(const struct job *jb, size_t i0, size_t ch, size_t j0,
 				  c + i * BLK + p * 16, BLK);
 }
 
+/* the k-th largest of x[0..n) (1 <= k <= n; NaN counts as smallest);
+ * x is scratch, reordered */
+static float kth_largest(float *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, want = k - 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != x[i])
+			x[i] = -INFINITY;
+	while (lo < hi) {
+		float pv = x[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (x[i] > pv)
+				i++;
+			while (x[j] < pv)
+				j--;
+			if (i <= j) {
+				float t = x[i];
+
+				x[i] = x[j];
+				x[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return x[want];
+	}
+	return x[want];
+}
+
 __attribute__((target("avx2")))
 static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 			const float *c, size_t n, uint32_t j0, long skip,
-			const float *a, float margin)
+			const float *a, float margin, float *scratch)
 {
 	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
+	float lim = -INFINITY;
 	size_t j = 0;
 
+	/* a row's heap not full yet: the M-th best bf16 score of this chunk
+	 * row, T, says that M candidates score at least T - margin exactly,
+	 * so the final floor is at least that, and a candidate below
+	 * T - 2 margin cannot make it (skips the rechecks of the fill) */
+	if (h->n[r] < h->m && n > h->m) {
+		memcpy(scratch, c, n * sizeof(*scratch));
+		lim = kth_largest(scratch, n, h->m) - 2 * margin;
+	}
+
 	for (; j < n; j += 8) {
+		float thr = fl - margin > lim ? fl - margin : lim;
 		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
-			_mm256_loadu_ps(c + j), _mm256_set1_ps(fl - margin),
+			_mm256_loadu_ps(c + j), _mm256_set1_ps(thr),
 			_CMP_GE_OQ));
 
 		if (n - j < 8)
@@ -366,7 +434,8 @@ static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 			float x;
 
 			mask &= mask - 1;
-			if (!(c[k] >= fl - margin) || (long)(j0 + k) == skip)
+			if (!(c[k] >= fl - margin) || !(c[k] >= lim) ||
+			    (long)(j0 + k) == skip)
 				continue;
 			x = bf_dot(a, jb->tgt + (j0 + k) * jb->d, jb->d);
 			if (x >= fl)
@@ -409,7 +478,8 @@ static void feed_cols_bf(const struct job *jb, struct heap_set *h,
 /* the feeds of one bf16 chunk (C row stride BLK), as in worker() */
 static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 		    size_t r0, size_t ch, size_t j0, size_t bj, size_t bi_,
-		    size_t bj_, int cols, float *fl, const float *marg)
+		    size_t bj_, int cols, float *fl, const float *marg,
+		    float *scratch)
 {
 	size_t i;
 
@@ -425,7 +495,8 @@ static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 		margin = (float)(BF_ERR(jb->d) * jb->nrm_s[row] *
 				 jb->bmax_t[bj_]) + 1e-30f;
 		feed_row_bf(jb, h, row - jb->row_begin, c + i * BLK, bj,
-			    (uint32_t)j0, skip, jb->src + row * jb->d, margin);
+			    (uint32_t)j0, skip, jb->src + row * jb->d, margin,
+			    scratch);
 	}
 	(void)bi_;
 	if (!cols)
@@ -443,9 +514,10 @@ static void *worker(void *arg)
 	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
 	float *fl = malloc(BLK * sizeof(*fl));
 	float *marg = malloc(BLK * sizeof(*marg));
+	float *scratch = malloc(BLK * sizeof(*scratch));
 	size_t it, j;
 
-	if (c == NULL || fl == NULL || marg == NULL)
+	if (c == NULL || fl == NULL || marg == NULL || scratch == NULL)
 		goto out;
 	for (j = 0; j < BLK; j++)
 		fl[j] = marg[j] = INFINITY;	/* past a short block */
@@ -489,7 +561,7 @@ static void *worker(void *arg)
 			if (jb->bf16) {
 				bf_chunk(jb, i0 + c0, ch, j0, bj, c);
 				bf_feed(jb, h, c, i0 + c0, ch, j0, bj, bi_,
-					bj_, cols, fl, marg);
+					bj_, cols, fl, marg, scratch);
 				continue;
 			}
 #endif
@@ -540,6 +612,7 @@ out:
 	free(c);
 	free(fl);
 	free(marg);
+	free(scratch);
 	return NULL;
 }
 
