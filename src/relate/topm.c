@@ -403,7 +403,7 @@ static float kth_largest(float *x, size_t n, size_t k)
 	return x[want];
 }
 
-__attribute__((target("avx2")))
+__attribute__((target("avx512f")))
 static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 			const float *c, size_t n, uint32_t j0, long skip,
 			const float *a, float margin, float *scratch)
@@ -421,13 +421,13 @@ static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 		lim = kth_largest(scratch, n, h->m) - 2 * margin;
 	}
 
-	for (; j < n; j += 8) {
+	for (; j < n; j += 16) {
 		float thr = fl - margin > lim ? fl - margin : lim;
-		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
-			_mm256_loadu_ps(c + j), _mm256_set1_ps(thr),
-			_CMP_GE_OQ));
+		unsigned mask = (unsigned)_mm512_cmp_ps_mask(
+			_mm512_loadu_ps(c + j), _mm512_set1_ps(thr),
+			_CMP_GE_OQ);
 
-		if (n - j < 8)
+		if (n - j < 16)
 			mask &= (1u << (n - j)) - 1;
 		while (mask) {
 			size_t k = j + (size_t)__builtin_ctz(mask);
