@@ -413,11 +413,14 @@ static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 	size_t j = 0;
 
 	/* a row's heap not full yet: the M-th best bf16 score of this chunk
-	 * row, T, says that M candidates score at least T - margin exactly,
+	 * row (itself left out), T, says that M candidates score at least
+	 * T - margin exactly,
 	 * so the final floor is at least that, and a candidate below
 	 * T - 2 margin cannot make it (skips the rechecks of the fill) */
 	if (h->n[r] < h->m && n > h->m) {
 		memcpy(scratch, c, n * sizeof(*scratch));
+		if (skip >= (long)j0 && skip < (long)(j0 + n))
+			scratch[skip - (long)j0] = -INFINITY;	/* not one */
 		lim = kth_largest(scratch, n, h->m) - 2 * margin;
 	}
 

@@ -174,6 +174,39 @@ static void test_topm_fine(void **state)
 	lb_candidates_release(&c);
 	free(s);
 	free(t);
+	/* cross-set where each source's own page (self, excluded) and M - 2
+	 * near copies are its best matches, then a gap: the bound a row's
+	 * first chunk gives its floor must leave self out */
+	{
+		size_t ns = 40, ntt = 600, mm = 4, i, k, r;
+		uint64_t seed = 21;
+		long *self = malloc(ns * sizeof(*self));
+
+		s = malloc(ns * d * sizeof(*s));
+		t = malloc(ntt * d * sizeof(*t));
+		assert_non_null(self);
+		assert_non_null(s);
+		assert_non_null(t);
+		for (i = 0; i < ns * d; i++)	/* 10 bits, signed */
+			s[i] = (float)((int)(relate_rand(&seed) % 1535) - 767);
+		for (i = 0; i < ntt * d; i++)
+			t[i] = (float)((int)(relate_rand(&seed) % 1535) - 767);
+		for (i = 0; i < ns; i++) {
+			self[i] = (long)i;
+			memcpy(t + i * d, s + i * d, d * sizeof(*t));
+			for (r = 0; r < mm - 2; r++)
+				for (k = 0; k < d; k++)
+					t[(ns + i * (mm - 2) + r) * d + k] =
+						s[i * d + k] + (float)(r + 1);
+		}
+		assert_int_equal(relate_topm(s, ns, t, ntt, d, self, mm, 0, 0,
+					     2, &c, &err), 0);
+		check_brute(s, ns, t, ntt, d, self, mm, &c, 0);
+		lb_candidates_release(&c);
+		free(self);
+		free(s);
+		free(t);
+	}
 }
 
 /* Shards merged == unsharded, bit for bit; thread count does not matter.
