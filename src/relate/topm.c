@@ -13,8 +13,9 @@
  * L2 with the packed panels) and scans each chunk at once into the per-row
  * selections. The grid depends only on the matrix sizes,
  * never on the row range or the thread count, and every pair's score comes
- * from the same sgemm call whatever the range: that is what makes a shard's
- * rows bit-identical to the same rows of the unsharded run.
+ * from the same sgemm call (bf16 path: the same bf_dot()) whatever the
+ * range: that is what makes a shard's rows bit-identical to the same rows
+ * of the unsharded run.
  *
  * Symmetry: when the targets are the sources (same matrix), only pairs
  * I <= J are computed. Rows of I take C row-wise; rows of J (J > I) take C
@@ -31,6 +32,12 @@
  * private set of heaps for the rows in range; the heaps are merged at the
  * end (still a total order, so deterministic). OpenBLAS's own threads are
  * set to 1 meanwhile; the parallelism is ours.
+ *
+ * bf16 prefilter (AVX512_BF16 CPUs): the chunk's scores come from bf16
+ * copies through our own kernel, twice the fp32 multiply-adds per
+ * instruction, and only scores within the proven rounding bound of a
+ * row's floor are recomputed in fp32 and offered (see "bf16 prefilter"
+ * below): still the exact top-M.
  *
  * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
  * memory threads * R * M * 8 bytes for heaps + threads * BLK^2 * 4 for C.
