@@ -17,8 +17,33 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           dropping pages under 50 words) are dropped, so that a perfect
           ranker can reach precision@8 = 1.
 
+  apache  apache2-doc (the Apache httpd 2.4 manual), through the
+          product's extractor (bench/relate_html.c: header, language menu,
+          footer and all, as a crawl sees them); label = the manual's
+          directory (developer, howto, programs, rewrite) or, for modules,
+          the module family (mod_proxy*/mod_lbmethod*, mod_auth*,
+          mod_cache*/mod_socache*, mod_session*).
+  apache-fr  the same pages in English and in French (the French pages
+          that are real translations): a two-language endpoint, pairs of
+          one language only (relate_quality -l); apache-ja likewise with
+          the Japanese translations (93 pages).
+  django  python-django-doc, through the extractor; label = the section
+          directory (ref/models, topics/db, intro, faq, ...); the loose
+          pages of ref/ and topics/ (no common topic) are left out.
+
+  boiler:S  an existing corpus (IN) with one template block (a newsletter,
+          cookie and support box of 90 words) appended to the text of S %
+          of its pages, chosen by a hash of the URL: how much a block the
+          extractor left in moves the results.
+
 Usage: relate-corpus.py demo|debian OUT
+       relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
+       relate-corpus.py boiler:S OUT IN
 """
+
+import hashlib
+
+import subprocess
 
 import glob
 import html
@@ -195,14 +220,139 @@ def postgresql():
     return out
 
 
+APACHE = "/usr/share/doc/apache2-doc/manual"
+APACHE_DIRS = ("developer", "howto", "programs", "rewrite")
+APACHE_MODS = (("proxy", ("mod_proxy", "mod_lbmethod")),
+               ("auth", ("mod_auth",)),
+               ("cache", ("mod_cache", "mod_socache", "mod_file_cache")),
+               ("session", ("mod_session",)))
+
+
+def apache_label(rel):
+    d, name = os.path.split(rel)
+    if d in APACHE_DIRS:
+        return d
+    if d == "mod":
+        for lab, pre in APACHE_MODS:
+            if name.startswith(pre):
+                return "mod:" + lab
+    return None
+
+
+def apache(langs):
+    """(label, file, url) of the manual's pages in langs."""
+    out = []
+    en = os.path.join(APACHE, "en")
+    if not os.path.isdir(en):
+        return out
+    for p in sorted(glob.glob(os.path.join(en, "*", "*.html"))):
+        rel = os.path.relpath(p, en)
+        lab = apache_label(rel)
+        if lab is None:
+            continue
+        for lang in langs:
+            f = os.path.join(APACHE, lang, rel)
+            if lang != "en" and (os.path.islink(f) or not os.path.isfile(f)):
+                continue  # not translated: the English page
+            out.append((lab, f, f"https://httpd.test/docs/{lang}/{rel}"))
+    return out
+
+
+def django():
+    base = "/usr/share/doc/python-django-doc/html"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        if len(parts) < 2 or parts[0] in ("_modules", "releases", "misc",
+                                          "_static", "_images"):
+            continue
+        if parts[0] in ("ref", "topics"):
+            if len(parts) < 3:
+                continue  # ref/settings.html, topics/cache.html: loose
+            lab = "/".join(parts[:3] if parts[1] == "contrib" and
+                           len(parts) > 3 else parts[:2])
+        else:
+            lab = parts[0]
+        out.append((lab, p, "https://django.test/" + rel))
+    return out
+
+
+def extracted(files, tool):
+    """Pages through the product's extractor; 30 a label at most."""
+    per, lst = {}, []
+    for lab, f, url in files:
+        if per.get(lab, 0) < 30 * 2:
+            per[lab] = per.get(lab, 0) + 1
+            lst.append(f"{lab}\t{f}\t{url}\n")
+    res = subprocess.run([tool], input="".join(lst), capture_output=True,
+                         text=True, check=True)
+    out, per = [], {}
+    for line in res.stdout.splitlines():
+        lab, js = line.split("\t", 1)
+        d = json.loads(js)
+        key = (lab, d.get("language", ""))
+        if len(d.get("text", "").split()) < 50 or per.get(key, 0) >= 30:
+            continue
+        per[key] = per.get(key, 0) + 1
+        out.append((lab, d))
+    return out
+
+
+BLOCK = (
+    "Subscribe to our newsletter to get the latest product updates, release "
+    "announcements and tips from our engineering team delivered to your "
+    "inbox every month. We use cookies and similar technologies to improve "
+    "your browsing experience, analyse site traffic, personalise content and "
+    "serve targeted advertisements. By continuing to browse this website you "
+    "consent to our privacy policy and terms of service. Our customer "
+    "support team is available around the clock by chat, email and "
+    "telephone; enterprise customers can open a priority ticket from the "
+    "account dashboard. Follow us on social media, join the community forum, "
+    "read the company blog, browse the careers page and download the annual "
+    "sustainability report. Copyright Example Corporation, all rights "
+    "reserved. Pricing, plans, partners, events, webinars, training and "
+    "certification.")
+
+
+def boiler(share, src):
+    out = []
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            lab, js = line.rstrip("\n").split("\t", 1)
+            d = json.loads(js)
+            h = int(hashlib.sha1(d["url"].encode()).hexdigest(), 16) % 100
+            if h < share:
+                d["text"] = d.get("text", "") + "\n" + BLOCK
+            out.append((lab, d))
+    return out
+
+
 def main():
     which, dest = sys.argv[1], sys.argv[2]
-    pages = demo() if which == "demo" else python_library() + postgresql()
+    if which.startswith("boiler:"):
+        pages = boiler(int(which[7:]), sys.argv[3])
+    elif which == "demo":
+        pages = demo()
+    elif which == "debian":
+        pages = python_library() + postgresql()
+    elif which == "apache":
+        pages = extracted(apache(["en"]), sys.argv[3])
+    elif which.startswith("apache-"):
+        pages = extracted(apache(["en", which[7:]]), sys.argv[3])
+    elif which == "django":
+        pages = extracted(django(), sys.argv[3])
+    else:
+        sys.exit(f"relate-corpus: unknown corpus {which}")
     # a label needs 9 pages so that a perfect ranker can score 8/8
+    # (per language: a two-language corpus pairs one language only)
     count = {}
-    for label, _ in pages:
-        count[label] = count.get(label, 0) + 1
-    pages = [(lab, d) for lab, d in pages if count[lab] >= 9]
+    for label, d in pages:
+        key = (label, d.get("language", ""))
+        count[key] = count.get(key, 0) + 1
+    pages = [(lab, d) for lab, d in pages
+             if count[(lab, d.get("language", ""))] >= 9]
     with open(dest + ".tmp", "w", encoding="utf-8") as f:
         for label, d in pages:
             f.write(label + "\t" + json.dumps(d, ensure_ascii=False) + "\n")

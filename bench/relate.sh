@@ -11,7 +11,8 @@
 # the work is N^2 d, so 100000 takes 25 times as long; set RELATE_BENCH_N.
 #
 # Environment: BUILD (default build), RELATE_BENCH_N, RELATE_BENCH_REPEAT
-# (speed runs, best taken; default 3).
+# (speed runs, best taken; default 3), RELATE_BENCH_QUALITY_ONLY=1 (stop
+# after the quality part).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -33,6 +34,10 @@ cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 	-o "$out/relate_speed" bench/relate_speed.c $objs \
 	$(pkg-config --libs $PKGS) -lstemmer -lpthread -lm
+# shellcheck disable=SC2046,SC2086
+cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
+	-o "$out/relate_html" bench/relate_html.c $objs \
+	$(pkg-config --libs $PKGS) -lstemmer -lpthread -lm
 # FAISS's Debian build is a static library using OpenMP and BLAS/LAPACK.
 # shellcheck disable=SC2046
 g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
@@ -41,8 +46,18 @@ g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 echo "== relate quality: precision@8 (same-label share of the top 8)"
 python3 bench/relate-corpus.py demo "$out/relate-demo.tsv"
 python3 bench/relate-corpus.py debian "$out/relate-debian.tsv"
-for c in demo debian; do
-	"$out/relate_quality" "$out/relate-$c.tsv" lsa lsa-nosmooth tfidf random |
+# sites not tuned on, through the product's extractor; apache-fr is a
+# two-language endpoint (-l: pairs of one language only)
+for c in apache apache-fr django; do
+	python3 bench/relate-corpus.py "$c" "$out/relate-$c.tsv" "$out/relate_html"
+done
+# a template block on a quarter of the pages (bench/RESULTS.md)
+python3 bench/relate-corpus.py boiler:25 "$out/relate-debian-boiler25.tsv" \
+	"$out/relate-debian.tsv"
+for c in demo debian apache django apache-fr debian-boiler25; do
+	l=; [ "$c" = apache-fr ] && l=-l
+	# shellcheck disable=SC2086
+	"$out/relate_quality" $l "$out/relate-$c.tsv" lsa lsa-nosmooth tfidf random |
 		tee "$out/relate-quality-$c.txt"
 	awk -v c="$c" '
 		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -51,6 +66,8 @@ for c in demo debian; do
 		      c, p["lsa"], p["tfidf"], p["random"], p["lsa"] / p["tfidf"] }' \
 		"$out/relate-quality-$c.txt"
 done
+
+[ "${RELATE_BENCH_QUALITY_ONLY:-}" = 1 ] && exit 0
 
 # Speed, once per OpenBLAS kernel: the one these shells export
 # (OPENBLAS_CORETYPE, Haswell here) and the one OpenBLAS picks by itself;

@@ -2,8 +2,10 @@
  * relate_quality - precision@8 of the relate engine on a labelled corpus,
  * beside a plain TF-IDF cosine baseline and a random baseline, same run.
  *
- *   relate_quality CORPUS [METHOD[:DIM] ...]
+ *   relate_quality [-l] CORPUS [METHOD[:DIM] ...]
  *
+ * -l: a multi-language endpoint (lb_relate_input.multi_language): only
+ * pages of one language are paired, by every method, random included.
  * CORPUS: lines "label<TAB>doc JSON" (bench/relate-corpus.py). Every page
  * is a source and a target (one set, like a blog). precision@8 of a page is
  * the share of its 8 best candidates that carry its label; the figure is
@@ -40,6 +42,77 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* RELATE_LABELS=1: precision@8 per label (stderr), to see what fails;
+ * RELATE_LABELS=label: also the candidates of that label's pages */
+static void per_label(char **label, size_t n, const struct lb_candidates *c,
+		      const struct lb_doc **p)
+{
+	const char *show = getenv("RELATE_LABELS");
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(label[i], show))
+			continue;
+		fprintf(stderr, "%s\n", p[i]->url);
+		for (j = 0; j < M; j++) {
+			uint32_t t = c->target[i * M + j];
+
+			if (t != LB_NO_TARGET)
+				fprintf(stderr, "    %.3f %s %s\n",
+					c->score[i * M + j], label[t],
+					p[t]->url);
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		double hit = 0, tot = 0;
+
+		for (k = 0; k < i && strcmp(label[k], label[i]); k++)
+			;
+		if (k < i)
+			continue;
+		for (k = i; k < n; k++) {
+			if (strcmp(label[k], label[i]))
+				continue;
+			for (j = 0; j < M; j++) {
+				uint32_t t = c->target[k * M + j];
+
+				tot++;
+				hit += t != LB_NO_TARGET &&
+				       strcmp(label[t], label[i]) == 0;
+			}
+		}
+		fprintf(stderr, "  %-28s %.3f (%.0f)\n", label[i], hit / tot,
+			tot / M);
+	}
+}
+
+/* same primary language subtag (always, without -l) */
+static int lang_eq(const struct lb_doc *a, const struct lb_doc *b, int multi)
+{
+	const char *x = a->language ? a->language : "";
+	const char *y = b->language ? b->language : "";
+	size_t i;
+
+	if (!multi)
+		return 1;
+	for (i = 0; x[i] && x[i] != '-' && y[i] && y[i] != '-'; i++)
+		if ((x[i] | 32) != (y[i] | 32))
+			return 0;
+	return (x[i] == '\0' || x[i] == '-') && (y[i] == '\0' || y[i] == '-');
+}
+
+/* other pages page i can be paired with */
+static size_t same_lang(const struct lb_doc **p, size_t n, size_t i,
+			int multi)
+{
+	size_t j, c = 0;
+
+	for (j = 0; j < n; j++)
+		c += j != i && lang_eq(p[i], p[j], multi);
+	return c;
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f;
@@ -49,11 +122,16 @@ int main(int argc, char **argv)
 	const struct lb_doc **p;
 	const char *name, *methods[] = { "lsa", "tfidf", "random" };
 	const char **want = methods;
-	int nwant = 3, w;
+	int nwant = 3, w, multi = 0;
 	struct lb_error err;
 
+	if (argc > 1 && strcmp(argv[1], "-l") == 0) {
+		multi = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: relate_quality CORPUS [METHOD...]\n");
+		fprintf(stderr, "usage: relate_quality [-l] CORPUS [METHOD...]\n");
 		return 2;
 	}
 	if (argc > 2) {
@@ -97,7 +175,8 @@ int main(int argc, char **argv)
 
 	for (w = 0; w < nwant; w++) {
 		struct lb_relate_input in = { .src = p, .n_src = n, .tgt = p,
-					      .n_tgt = n };
+					      .n_tgt = n,
+					      .multi_language = multi };
 		struct lb_relate_opts o = { .m = M };
 		struct lb_candidates c;
 		double t0 = now_ms(), hit = 0;
@@ -111,12 +190,14 @@ int main(int argc, char **argv)
 			o.dim = strtoul(colon + 1, NULL, 10);
 		}
 		if (strcmp(meth, "random") == 0) {
-			/* uniform without replacement, itself excluded */
+			/* uniform without replacement, itself excluded (and
+			 * with -l, pages of another language) */
 			uint64_t s = 42;
 
 			lb_candidates_init(&c, n, M);
 			for (i = 0; i < n; i++)
-				for (j = 0; j < M && j + 1 < n; j++) {
+				for (j = 0; j < M && j < same_lang(p, n, i, multi);
+				     j++) {
 					uint32_t t;
 					size_t k;
 
@@ -125,7 +206,8 @@ int main(int argc, char **argv)
 						for (k = 0; k < j; k++)
 							if (c.target[i * M + k] == t)
 								break;
-					} while (t == i || k < j);
+					} while (t == i || k < j ||
+						 !lang_eq(p[t], p[i], multi));
 					c.target[i * M + j] = t;
 				}
 		} else {
@@ -146,6 +228,8 @@ int main(int argc, char **argv)
 				    strcmp(label[t], label[i]) == 0)
 					hit++;
 			}
+		if (getenv("RELATE_LABELS"))
+			per_label(label, n, &c, p);
 		printf("corpus=%s pages=%zu labels=%zu method=%s dim=%zu "
 		       "p@8=%.4f ms=%.0f\n", name, n, nlab, meth, o.dim,
 		       hit / (double)(n * M), now_ms() - t0);

@@ -3,11 +3,12 @@
  *
  * The vectors are computed over the union of the source and target pages
  * (a source that is also a target, by in->self, is one row), so that both
- * sides live in one space. Then, per language group when the endpoint is
- * multi-language (else one group), the group's source and target rows are
- * gathered and handed to relate_topm(); its targets are mapped back to the
- * endpoint's target indexes. Groups keep the global order of their pages,
- * so ties still go to the lower target index.
+ * sides live in one space; the source and target rows are then handed to
+ * relate_topm(). A multi-language endpoint is cut into language groups
+ * first (by_language()), each computed as an endpoint of its own, vectors
+ * included, its targets mapped back to the endpoint's target indexes.
+ * Groups keep the global order of their pages, so ties still go to the
+ * lower target index.
  */
 #include <ctype.h>
 #include <math.h>
@@ -112,7 +113,7 @@ static int smooth(float *vec, size_t n, size_t d, int threads,
 
 /* Exact sparse cosine top-M (the plain TF-IDF baseline). */
 static int sparse_topm(const struct csr *x, const size_t *srow,
-		       size_t n_tgt, const long *self, const char *const *grp,
+		       size_t n_tgt, const long *self,
 		       size_t m, size_t rb, size_t re,
 		       struct lb_candidates *out, struct lb_error *err)
 {
@@ -156,8 +157,7 @@ static int sparse_topm(const struct csr *x, const size_t *srow,
 		for (j = 0; j < n_tgt; j++) {
 			size_t q;
 
-			if ((self && self[i] == (long)j) ||
-			    (grp && strcmp(grp[n_tgt + i], grp[j]) != 0))
+			if (self && self[i] == (long)j)
 				continue;
 			if (ot[m - 1] != LB_NO_TARGET && acc[j] <= os[m - 1])
 				continue;
@@ -183,6 +183,126 @@ out:
 	return rc;
 }
 
+/*
+ * A multi-language endpoint is one site per language: each language group
+ * (targets and sources by primary subtag) goes through the whole pipeline
+ * on its own, term statistics, LSA and smoothing included, then its rows
+ * are placed back. Computed over the union, a word in every page of one
+ * language (a particle of a language without a stop list, a site name)
+ * would count as rare when that language is a minority of the pages, and
+ * the languages would share the LSA dimensions (bench/RESULTS.md).
+ */
+static int by_language(const struct lb_relate_input *in,
+		       const struct lb_relate_opts *opts, size_t rb, size_t re,
+		       struct lb_candidates *out, struct lb_error *err)
+{
+	const struct lb_doc **gsrc = NULL, **gtgt = NULL;
+	char (*ks)[16] = NULL, (*kt)[16] = NULL;
+	size_t *gs = NULL, *gt = NULL, *tpos = NULL, i, j, m = opts->m;
+	unsigned char *sdone = NULL;
+	long *gself = NULL;
+	int rc = -1;
+
+	if (lb_candidates_init(out, re - rb, m) == -1)
+		return lb_error_set(err, LB_ENOMEM, "candidates");
+	ks = malloc((in->n_src + 1) * sizeof(*ks));
+	kt = malloc((in->n_tgt + 1) * sizeof(*kt));
+	gs = malloc((in->n_src + 1) * sizeof(*gs));
+	gt = malloc((in->n_tgt + 1) * sizeof(*gt));
+	tpos = malloc((in->n_tgt + 1) * sizeof(*tpos));
+	gsrc = malloc((in->n_src + 1) * sizeof(*gsrc));
+	gtgt = malloc((in->n_tgt + 1) * sizeof(*gtgt));
+	gself = malloc((in->n_src + 1) * sizeof(*gself));
+	sdone = calloc(in->n_src + 1, 1);
+	if (!ks || !kt || !gs || !gt || !tpos || !gsrc || !gtgt || !gself ||
+	    !sdone) {
+		lb_error_set(err, LB_ENOMEM, "language groups");
+		goto out;
+	}
+	for (i = 0; i < in->n_src; i++)
+		lang_group(in->src[i]->language, ks[i]);
+	for (i = 0; i < in->n_tgt; i++)
+		lang_group(in->tgt[i]->language, kt[i]);
+	/* a group per language of a source; groups without sources do not
+	 * matter, sources of a language without targets stay padding */
+	for (i = 0; i < in->n_src; i++) {
+		struct lb_relate_input sub = { 0 };
+		struct lb_relate_opts so = *opts;
+		struct lb_candidates part;
+		size_t ns = 0, nt = 0, a, b, s;
+		int same = 1;
+
+		if (sdone[i])
+			continue;
+		for (j = 0; j < in->n_tgt; j++)
+			if (strcmp(kt[j], ks[i]) == 0) {
+				tpos[j] = nt;
+				gt[nt] = j;
+				gtgt[nt++] = in->tgt[j];
+			}
+		for (j = i; j < in->n_src; j++)
+			if (!sdone[j] && strcmp(ks[j], ks[i]) == 0) {
+				sdone[j] = 1;
+				gs[ns] = j;
+				gsrc[ns] = in->src[j];
+				/* self in group-local target indexes */
+				gself[ns] = in->self && in->self[j] >= 0 &&
+					    (size_t)in->self[j] < in->n_tgt &&
+					    strcmp(kt[in->self[j]], ks[i]) == 0 ?
+					    (long)tpos[in->self[j]] : -1;
+				ns++;
+			}
+		/* sources of the group within [rb, re): a contiguous run */
+		for (a = 0; a < ns && gs[a] < rb; a++)
+			;
+		for (b = a; b < ns && gs[b] < re; b++)
+			;
+		if (a == b || nt == 0)
+			continue;
+		/* one set stays one set (the symmetric path) */
+		same = in->n_src == in->n_tgt && ns == nt;
+		for (s = 0; same && s < ns; s++)
+			same = gsrc[s] == gtgt[s];
+		sub.src = same ? gtgt : gsrc;
+		sub.n_src = ns;
+		sub.tgt = gtgt;
+		sub.n_tgt = nt;
+		sub.self = same ? NULL : gself;
+		sub.text = in->text;
+		so.row_begin = a;
+		so.row_end = b;
+		if (relate_candidates(&sub, &so, &part, err) == -1)
+			goto out;
+		for (s = a; s < b; s++) {
+			size_t r = gs[s] - rb;
+
+			for (j = 0; j < m; j++) {
+				uint32_t t = part.target[(s - a) * m + j];
+
+				out->target[r * m + j] =
+					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
+				out->score[r * m + j] =
+					part.score[(s - a) * m + j];
+			}
+		}
+		lb_candidates_release(&part);
+	}
+	rc = 0;
+out:
+	if (rc == -1)
+		lb_candidates_release(out);
+	free(ks);
+	free(kt);
+	free(gs);
+	free(gt);
+	free(tpos);
+	free(gsrc);
+	free(gtgt);
+	free(gself);
+	free(sdone);
+	return rc;
+}
+
 int relate_candidates(const struct lb_relate_input *in,
 		      const struct lb_relate_opts *opts,
 		      struct lb_candidates *out, struct lb_error *err)
@@ -192,7 +312,6 @@ int relate_candidates(const struct lb_relate_input *in,
 	size_t rb = opts->row_begin, re = opts->row_end;
 	float *vec = NULL, *sv = NULL, *tv = NULL;
 	char (*key)[16] = NULL;
-	const char **grp = NULL;
 	size_t *gs = NULL, *gt = NULL;
 	long *gself = NULL;
 	uint32_t *done = NULL;
@@ -212,6 +331,8 @@ int relate_candidates(const struct lb_relate_input *in,
 				    rb, re, in->n_src);
 	for (i = 0; same && i < in->n_src; i++)
 		same = in->src[i] == in->tgt[i];
+	if (in->multi_language)
+		return by_language(in, opts, rb, re, out, err);
 
 	/* the union of pages, targets first */
 	n_docs = in->n_tgt;
@@ -235,31 +356,15 @@ int relate_candidates(const struct lb_relate_input *in,
 
 	if (opts->method == LB_RELATE_TFIDF) {
 		/* the baseline works on the sparse vectors directly */
-		const char **g = NULL;
-
 		if (text_vectors(docs, n_docs, in->text, 1, nthreads, &x,
 				 err) == -1)
 			goto out;
 		if (lb_candidates_init(out, re - rb, m) == -1)
 			goto nomem;
-		if (in->multi_language) {
-			key = malloc((n_docs + 1) * sizeof(*key));
-			grp = malloc((in->n_tgt + in->n_src + 1) *
-				     sizeof(*grp));
-			if (key == NULL || grp == NULL)
-				goto nomem;
-			for (i = 0; i < n_docs; i++)
-				lang_group(docs[i]->language, key[i]);
-			for (i = 0; i < in->n_tgt; i++)
-				grp[i] = key[i];
-			for (i = 0; i < in->n_src; i++)
-				grp[in->n_tgt + i] = key[srow[i]];
-			g = grp;
-		}
 		for (i = 0; i < in->n_src; i++)
 			gself[i] = same ? (long)i :
 				   in->self ? in->self[i] : -1;
-		if (m && sparse_topm(&x, srow, in->n_tgt, gself, g, m, rb, re,
+		if (m && sparse_topm(&x, srow, in->n_tgt, gself, m, rb, re,
 				     out, err) == -1)
 			goto out;
 		rc = 0;
@@ -311,12 +416,8 @@ int relate_candidates(const struct lb_relate_input *in,
 	tv = malloc((in->n_tgt + 1) * d * sizeof(*tv));
 	if (!key || !gs || !gt || !done || !sv || !tv)
 		goto nomem;
-	for (i = 0; i < n_docs; i++) {
-		if (in->multi_language)
-			lang_group(docs[i]->language, key[i]);
-		else
-			key[i][0] = '\0';
-	}
+	for (i = 0; i < n_docs; i++)
+		key[i][0] = '\0';	/* one group (languages: by_language()) */
 	/* done[]: targets, then sources, already placed in a group */
 	for (i = 0; i < in->n_tgt + in->n_src; i++) {
 		const char *k;
@@ -414,7 +515,6 @@ out:
 	free(sv);
 	free(tv);
 	free(key);
-	free(grp);
 	free(gs);
 	free(gt);
 	free(gself);

@@ -18,10 +18,12 @@
  * times idf = ln(1 + (N - df + 0.5) / (df + 0.5)). A term found in more
  * than a quarter of the pages is damped linearly to zero at three
  * quarters, so that one generic word ("blog", a site name) cannot make
- * every page related. Terms of one page only are dropped: they cannot
- * relate two pages and only shrink every cosine; past the 131072 terms
- * of highest document frequency, terms are dropped too (the LSA step keeps
- * terms x 266 floats twice). Rows are unit length.
+ * every page related. Before the weights, template blocks (many words in
+ * exactly the same pages: a newsletter box, a notice) are taken out of the
+ * pages that carry them (remove_blocks()). Terms of one page only are
+ * dropped: they cannot relate two pages and only shrink every cosine; past
+ * the 131072 terms of highest document frequency, terms are dropped too
+ * (the LSA step keeps terms x 266 floats twice). Rows are unit length.
  *
  * Plain mode (the baseline of the benchmarks): title and text, raw tf
  * times ln(N / df), no stop words, no stemming, no field weights.
@@ -46,6 +48,11 @@
 
 #define TOK_MAX 64		/* bytes; longer runs are not words */
 #define LANG_MAX 32
+#define BLOCK_TERMS 8		/* a template block: terms in the same pages */
+#define BLOCK_DF 5		/* ... and in this many pages at least */
+#define BLOCK_MAX 16		/* blocks removed at most */
+#define SHARE_ON 0.25		/* terms in more pages than this are damped */
+#define SHARE_OFF 0.75		/* ... to nothing at this share */
 #ifndef VOCAB_MAX
 #define VOCAB_MAX 131072	/* terms kept (LSA memory is terms x 266) */
 #endif
@@ -570,6 +577,187 @@ static int merge_parts(struct builder *b, struct part *part, int nt)
 	return 0;
 }
 
+struct posting {
+	uint64_t h;
+	uint32_t df, id;
+};
+
+static int posting_cmp(const void *a, const void *b)
+{
+	const struct posting *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->df != y->df)
+		return x->df < y->df ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Index of term id among doc i's entries (sorted by id), or -1. */
+static long find_entry(const struct builder *b, size_t i, uint32_t id)
+{
+	size_t lo = b->doc_start[i], hi = b->doc_start[i + 1];
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (b->e[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->doc_start[i + 1] && b->e[lo].id == id &&
+	       b->e[lo].w > 0 ? (long)lo : -1;
+}
+
+struct group {
+	size_t first, terms;	/* in the sorted postings */
+	uint32_t df;
+	uint64_t h;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->terms != y->terms)
+		return x->terms > y->terms ? -1 : 1;
+	if (x->df != y->df)
+		return x->df > y->df ? -1 : 1;
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Template blocks (a sidebar, a cookie notice, a newsletter box repeated on
+ * part of a site): text the pages did not choose, which would make every
+ * page carrying it related to every other. Found by their words: a block
+ * has BLOCK_TERMS or more words found in exactly the same pages, and in at
+ * least BLOCK_DF pages and 2 % of the site (S, those pages). Every term
+ * present in all pages of S is then taken to be in the block as many times
+ * as in the page of S that has it least; that count is removed from the
+ * pages of S (their df and length too), so what a page says beyond the
+ * block stays. Pages that are near-copies of each other (versions of one
+ * page) also share all their words: a "block" making up more than half of
+ * the text of most of its pages is such a set and is left alone. Blocks
+ * with the most words first; at most BLOCK_MAX blocks removed, 4 times as
+ * many examined. Terms in over SHARE_OFF of the pages are left as they
+ * are: they weigh nothing anyway, and removing some of their occurrences
+ * would bring them back. Deterministic: depends on the merged matrix only.
+ */
+static int remove_blocks(struct builder *b, size_t n, double *len)
+{
+	size_t i, k, q, nt = b->voc.n, np = 0, nb = 0, ns, ng = 0, gi;
+	size_t dfmin = n / 50 > BLOCK_DF ? n / 50 : BLOCK_DF;
+	uint64_t *h = calloc(nt + 1, sizeof(*h));
+	struct posting *p = malloc((nt + 1) * sizeof(*p));
+	struct group *grp = malloc((nt / BLOCK_TERMS + 1) * sizeof(*grp));
+	uint32_t *cnt = calloc(nt + 1, sizeof(*cnt));
+	float *minw = malloc((nt + 1) * sizeof(*minw));
+	size_t *in_s = malloc((n + 1) * sizeof(*in_s));
+	double *share = malloc((n + 1) * sizeof(*share));
+	int rc = -1;
+
+	if (!h || !p || !grp || !cnt || !minw || !in_s || !share)
+		goto out;
+	/* a hash of each term's page list */
+	for (i = 0; i < n; i++)
+		for (k = b->doc_start[i]; k < b->doc_start[i + 1]; k++) {
+			uint64_t x = h[b->e[k].id] ^ (i + 1);
+
+			h[b->e[k].id] = relate_rand(&x);
+		}
+	for (i = 0; i < nt; i++)
+		if (b->voc.df[i] >= dfmin)
+			p[np++] = (struct posting){ h[i], b->voc.df[i],
+						    (uint32_t)i };
+	qsort(p, np, sizeof(*p), posting_cmp);
+	/* the groups, most terms first (then most pages, then hash) */
+	for (q = 0; q < np; q = k) {
+		for (k = q + 1; k < np && p[k].h == p[q].h &&
+		     p[k].df == p[q].df; k++)
+			;
+		if (k - q >= BLOCK_TERMS)
+			grp[ng++] = (struct group){ q, k - q, p[q].df, p[q].h };
+	}
+	qsort(grp, ng, sizeof(*grp), group_cmp);
+	for (gi = 0; gi < ng && gi < 4 * BLOCK_MAX && nb < BLOCK_MAX; gi++) {
+		double blk;
+
+		q = grp[gi].first;
+		/* S: the pages of the group's first term */
+		for (i = 0, ns = 0; i < n; i++)
+			if (find_entry(b, i, p[q].id) >= 0)
+				in_s[ns++] = i;
+		if (ns < dfmin || ns > SHARE_OFF * n)
+			continue;	/* an earlier block's, or damped anyway */
+		/* terms in every page of S, and their least count there */
+		for (i = 0; i < ns; i++)
+			for (size_t e = b->doc_start[in_s[i]];
+			     e < b->doc_start[in_s[i] + 1]; e++) {
+				uint32_t id = b->e[e].id;
+
+				if (b->e[e].w <= 0)
+					continue;	/* an earlier block's */
+				if (b->voc.df[id] > SHARE_OFF * n)
+					continue;	/* damped to 0 anyway */
+				if (cnt[id] == 0 || b->e[e].w < minw[id])
+					minw[id] = b->e[e].w;
+				cnt[id]++;
+			}
+		/* the block's share of each page of S; the median decides */
+		for (i = 0; i < ns; i++) {
+			size_t d = in_s[i];
+
+			blk = 0;
+			for (size_t e = b->doc_start[d]; e < b->doc_start[d + 1];
+			     e++)
+				if (cnt[b->e[e].id] == ns && b->e[e].w > 0)
+					blk += minw[b->e[e].id];
+			share[i] = len[d] > 0 ? blk / len[d] : 1;
+		}
+		qsort(share, ns, sizeof(*share), size_cmp);
+		for (i = 0; i < ns; i++) {
+			size_t d = in_s[i];
+
+			for (size_t e = b->doc_start[d]; e < b->doc_start[d + 1];
+			     e++) {
+				uint32_t id = b->e[e].id;
+
+				if (cnt[id] != ns || b->e[e].w <= 0 ||
+				    share[ns / 2] > 0.5)
+					continue;
+				b->e[e].w -= minw[id];
+				len[d] -= minw[id];
+				if (b->e[e].w <= 0)
+					b->voc.df[id]--;
+			}
+		}
+		/* cnt back to zero (the pages of S only touched it) */
+		for (i = 0; i < ns; i++)
+			for (size_t e = b->doc_start[in_s[i]];
+			     e < b->doc_start[in_s[i] + 1]; e++)
+				cnt[b->e[e].id] = 0;
+		nb += share[ns / 2] <= 0.5;
+	}
+	rc = 0;
+out:
+	free(h);
+	free(p);
+	free(grp);
+	free(cnt);
+	free(minw);
+	free(in_s);
+	free(share);
+	return rc;
+}
+
 int text_vectors(const struct lb_doc *const *docs, size_t n,
 		 const struct lb_text_source *src, int plain, int nt,
 		 struct csr *out, struct lb_error *err)
@@ -634,9 +822,13 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 	} else if (merge_parts(&b, part, nt) == -1) {
 		goto nomem;
 	}
+	b.doc_start[n] = b.n;
+
+	/* text repeated by a template: out, as if the pages had not it */
+	if (!plain && remove_blocks(&b, n, len) == -1)
+		goto nomem;
 	for (i = 0; i < n; i++)
 		avglen += len[i];
-	b.doc_start[n] = b.n;
 	avglen = n ? avglen / (double)n : 1;
 	if (avglen <= 0)
 		avglen = 1;
@@ -662,9 +854,10 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 
 				if (df < 2 || !keep[b.e[k].id])
 					continue;
-				if (share > 0.25)
-					damp = share >= 0.75 ? 0 :
-					       1 - (share - 0.25) / 0.5;
+				if (share > SHARE_ON)
+					damp = share >= SHARE_OFF ? 0 :
+					       1 - (share - SHARE_ON) /
+					       (SHARE_OFF - SHARE_ON);
 				x = tf * (k1 + 1) /
 				    (tf + k1 * (1 - bb + bb * len[i] / avglen));
 				x *= log(1 + (n - df + 0.5) / (df + 0.5)) * damp;

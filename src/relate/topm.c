@@ -13,8 +13,9 @@
  * L2 with the packed panels) and scans each chunk at once into the per-row
  * selections. The grid depends only on the matrix sizes,
  * never on the row range or the thread count, and every pair's score comes
- * from the same sgemm call whatever the range: that is what makes a shard's
- * rows bit-identical to the same rows of the unsharded run.
+ * from the same sgemm call (bf16 path: the same bf_dot()) whatever the
+ * range: that is what makes a shard's rows bit-identical to the same rows
+ * of the unsharded run.
  *
  * Symmetry: when the targets are the sources (same matrix), only pairs
  * I <= J are computed. Rows of I take C row-wise; rows of J (J > I) take C
@@ -31,6 +32,12 @@
  * private set of heaps for the rows in range; the heaps are merged at the
  * end (still a total order, so deterministic). OpenBLAS's own threads are
  * set to 1 meanwhile; the parallelism is ours.
+ *
+ * bf16 prefilter (AVX512_BF16 CPUs): the chunk's scores come from bf16
+ * copies through our own kernel, twice the fp32 multiply-adds per
+ * instruction, and only scores within the proven rounding bound of a
+ * row's floor are recomputed in fp32 and offered (see "bf16 prefilter"
+ * below): still the exact top-M.
  *
  * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
  * memory threads * R * M * 8 bytes for heaps + threads * BLK^2 * 4 for C.
@@ -121,6 +128,12 @@ struct job {
 	size_t row_begin, row_end;
 	int symmetric;
 	int avx2;		/* use the AVX2 scans */
+	int bf16;		/* bf16 prefilter + exact recheck (below) */
+	const uint32_t *a2;	/* sources as bf16 pairs, rows x kpn */
+	const uint32_t *b2;	/* targets as bf16 pairs, panels of 16 */
+	size_t kpn;		/* d / 2 rounded up */
+	const float *nrm_s, *nrm_t;	/* row norms, rounded up */
+	const float *bmax_s, *bmax_t;	/* largest norm of each block */
 	size_t nb_src, nb_tgt;	/* blocks */
 	size_t n_items;
 	size_t *items;		/* pairs (bi_, bj_) encoded bi_ * nb_tgt + bj_ */
@@ -239,23 +252,292 @@ static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
 }
 #endif
 
+#ifdef HAVE_AVX2_PATH
+/*
+ * bf16 prefilter (CPUs with AVX512_BF16): the scores of a chunk are first
+ * computed from bf16 copies of the vectors (8 significant bits) by our own
+ * kernel, vdpbf16ps, twice the multiply-adds of fp32 per instruction; a
+ * score that could reach a row's floor is then recomputed exactly in fp32
+ * (bf_dot(), one fixed order, the same for (a, b) and (b, a)), and only
+ * that exact score is offered. Rounding both vectors to bf16 moves each
+ * product by at most 2^-7 + 2^-16 of |a_k b_k|, so the bf16 score is
+ * within BF_ERR |a| |b| of the fp32 one; a candidate whose bf16 score is
+ * below floor - BF_ERR |a| |b| cannot enter the top M, and the result is
+ * the exact top-M of the fp32 scores, whatever the order of the work.
+ * The first M candidates of a row (floor -inf) are all recomputed, then
+ * only those near the floor: a few percent of the work.
+ */
+#define BF_MR 8		/* rows of the micro-kernel */
+#define BF_NP 2		/* panels of 16 targets (the kernel is written for 8 x 2) */
+#define BF_ERR(d) (0.0078125 * 1.0625 + 4.0 * (double)(d) / 16777216.0)
+
+static uint16_t bf16_round(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	u += 0x7fffu + ((u >> 16) & 1u);	/* to nearest, ties to even */
+	return (uint16_t)(u >> 16);
+}
+
+/* pair k of row r: elements 2k, 2k + 1 (0 past d) */
+static uint32_t bf16_pair(const float *r, size_t d, size_t k)
+{
+	uint32_t lo = bf16_round(r[2 * k]);
+	uint32_t hi = 2 * k + 1 < d ? bf16_round(r[2 * k + 1]) : 0;
+
+	return lo | hi << 16;
+}
+
+__attribute__((target("avx512f")))
+static float bf_dot(const float *a, const float *b, size_t d)
+{
+	__m512 acc = _mm512_setzero_ps();
+	size_t k = 0;
+
+	for (; k + 16 <= d; k += 16)
+		acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + k),
+				      _mm512_loadu_ps(b + k), acc);
+	if (k < d) {
+		__mmask16 mk = (__mmask16)((1u << (d - k)) - 1);
+
+		acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, a + k),
+				      _mm512_maskz_loadu_ps(mk, b + k), acc);
+	}
+	return _mm512_reduce_add_ps(acc);
+}
+
+/* C (BF_MR x 32, row stride ldc) = A rows . B panels, bf16 in, fp32 out.
+ * Written out register by register: 16 accumulators, 2 panel loads and 8
+ * broadcasts per pair of dimensions (the compiler at -O2 would otherwise
+ * keep the accumulator array in memory). */
+#define BF_ROW(i)                                                        \
+	av = _mm512_set1_epi32((int)a[(i) * kpn + k]);                   \
+	c##i##0 = _mm512_dpbf16_ps(c##i##0, (__m512bh)av, (__m512bh)b0); \
+	c##i##1 = _mm512_dpbf16_ps(c##i##1, (__m512bh)av, (__m512bh)b1)
+#define BF_STORE(i)                                                      \
+	_mm512_storeu_ps(c + (i) * ldc, c##i##0);                        \
+	_mm512_storeu_ps(c + (i) * ldc + 16, c##i##1)
+
+__attribute__((target("avx512f,avx512bf16")))
+static void bf_kernel(const uint32_t *a, size_t kpn, const uint32_t *b,
+		      float *c, size_t ldc)
+{
+	__m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00;
+	__m512 c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00;
+	__m512 c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00;
+	__m512 c70 = c00, c71 = c00;
+	const uint32_t *b1p = b + kpn * 16;
+	size_t k;
+
+	for (k = 0; k < kpn; k++) {
+		__m512i b0 = _mm512_loadu_si512(b + k * 16);
+		__m512i b1 = _mm512_loadu_si512(b1p + k * 16);
+		__m512i av;
+
+		BF_ROW(0);
+		BF_ROW(1);
+		BF_ROW(2);
+		BF_ROW(3);
+		BF_ROW(4);
+		BF_ROW(5);
+		BF_ROW(6);
+		BF_ROW(7);
+	}
+	BF_STORE(0);
+	BF_STORE(1);
+	BF_STORE(2);
+	BF_STORE(3);
+	BF_STORE(4);
+	BF_STORE(5);
+	BF_STORE(6);
+	BF_STORE(7);
+}
+#undef BF_ROW
+#undef BF_STORE
+
+/* bf16 scores of source rows [i0, i0 + ch) x targets [j0, j0 + bj) into
+ * c (row stride BLK; rows and columns past the end padded, computed and
+ * ignored: a2 and b2 have the zero padding) */
+static void bf_chunk(const struct job *jb, size_t i0, size_t ch, size_t j0,
+		     size_t bj, float *c)
+{
+	size_t i, p, kpn = jb->kpn;
+
+	for (i = 0; i < ch; i += BF_MR)
+		for (p = 0; p * 16 < bj; p += BF_NP)
+			bf_kernel(jb->a2 + (i0 + i) * kpn, kpn,
+				  jb->b2 + (j0 / 16 + p) * kpn * 16,
+				  c + i * BLK + p * 16, BLK);
+}
+
+/* the k-th largest of x[0..n) (1 <= k <= n; NaN counts as smallest);
+ * x is scratch, reordered */
+static float kth_largest(float *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, want = k - 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != x[i])
+			x[i] = -INFINITY;
+	while (lo < hi) {
+		float pv = x[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (x[i] > pv)
+				i++;
+			while (x[j] < pv)
+				j--;
+			if (i <= j) {
+				float t = x[i];
+
+				x[i] = x[j];
+				x[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return x[want];
+	}
+	return x[want];
+}
+
+__attribute__((target("avx512f")))
+static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
+			const float *c, size_t n, uint32_t j0, long skip,
+			const float *a, float margin, float *scratch)
+{
+	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
+	float lim = -INFINITY;
+	size_t j = 0;
+
+	/* a row's heap not full yet: the M-th best bf16 score of this chunk
+	 * row (itself left out), T, says that M candidates score at least
+	 * T - margin exactly,
+	 * so the final floor is at least that, and a candidate below
+	 * T - 2 margin cannot make it (skips the rechecks of the fill) */
+	if (h->n[r] < h->m && n > h->m) {
+		memcpy(scratch, c, n * sizeof(*scratch));
+		if (skip >= (long)j0 && skip < (long)(j0 + n))
+			scratch[skip - (long)j0] = -INFINITY;	/* not one */
+		lim = kth_largest(scratch, n, h->m) - 2 * margin;
+	}
+
+	for (; j < n; j += 16) {
+		float thr = fl - margin > lim ? fl - margin : lim;
+		unsigned mask = (unsigned)_mm512_cmp_ps_mask(
+			_mm512_loadu_ps(c + j), _mm512_set1_ps(thr),
+			_CMP_GE_OQ);
+
+		if (n - j < 16)
+			mask &= (1u << (n - j)) - 1;
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+			float x;
+
+			mask &= mask - 1;
+			if (!(c[k] >= fl - margin) || !(c[k] >= lim) ||
+			    (long)(j0 + k) == skip)
+				continue;
+			x = bf_dot(a, jb->tgt + (j0 + k) * jb->d, jb->d);
+			if (x >= fl)
+				offer(h, r, x, (uint32_t)(j0 + k), &fl);
+		}
+	}
+}
+
+__attribute__((target("avx2")))
+static void feed_cols_bf(const struct job *jb, struct heap_set *h,
+			 const float *ci, size_t n, size_t j0, uint32_t src,
+			 float *fl, const float *marg)
+{
+	size_t j = 0;
+
+	for (; j < n; j += 8) {
+		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
+			_mm256_loadu_ps(ci + j),
+			_mm256_sub_ps(_mm256_loadu_ps(fl + j),
+				      _mm256_loadu_ps(marg + j)),
+			_CMP_GE_OQ));
+
+		if (n - j < 8)
+			mask &= (1u << (n - j)) - 1;
+		while (mask) {
+			size_t k = j + (size_t)__builtin_ctz(mask);
+			float x;
+
+			mask &= mask - 1;
+			if (jb->self && jb->self[j0 + k] == (long)src)
+				continue;
+			x = bf_dot(jb->tgt + (j0 + k) * jb->d,
+				   jb->src + (size_t)src * jb->d, jb->d);
+			if (x >= fl[k])
+				offer(h, j0 + k - jb->row_begin, x, src,
+				      &fl[k]);
+		}
+	}
+}
+/* the feeds of one bf16 chunk (C row stride BLK), as in worker() */
+static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
+		    size_t r0, size_t ch, size_t j0, size_t bj, size_t bi_,
+		    size_t bj_, int cols, float *fl, const float *marg,
+		    float *scratch)
+{
+	size_t i;
+
+	for (i = 0; i < ch; i++) {
+		size_t row = r0 + i;
+		long skip;
+		float margin;
+
+		if (row < jb->row_begin || row >= jb->row_end)
+			continue;
+		skip = jb->self ? jb->self[row] :
+		       jb->symmetric ? (long)row : -1;
+		margin = (float)(BF_ERR(jb->d) * jb->nrm_s[row] *
+				 jb->bmax_t[bj_]) + 1e-30f;
+		feed_row_bf(jb, h, row - jb->row_begin, c + i * BLK, bj,
+			    (uint32_t)j0, skip, jb->src + row * jb->d, margin,
+			    scratch);
+	}
+	(void)bi_;
+	if (!cols)
+		return;
+	for (i = 0; i < ch; i++)
+		feed_cols_bf(jb, h, c + i * BLK, bj, j0, (uint32_t)(r0 + i),
+			     fl, marg);
+}
+#endif
+
 static void *worker(void *arg)
 {
 	struct job *jb = ((void **)arg)[0];
 	struct heap_set *h = ((void **)arg)[1];
 	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
 	float *fl = malloc(BLK * sizeof(*fl));
-	size_t it;
+	float *marg = malloc(BLK * sizeof(*marg));
+	float *scratch = malloc(BLK * sizeof(*scratch));
+	size_t it, j;
 
-	if (c == NULL || fl == NULL)
+	if (c == NULL || fl == NULL || marg == NULL || scratch == NULL)
 		goto out;
+	for (j = 0; j < BLK; j++)
+		fl[j] = marg[j] = INFINITY;	/* past a short block */
 	while ((it = atomic_fetch_add(&jb->next, 1)) < jb->n_items) {
 		size_t bi_ = jb->items[it] / jb->nb_tgt;
 		size_t bj_ = jb->items[it] % jb->nb_tgt;
 		size_t i0 = bi_ * BLK, j0 = bj_ * BLK;
 		size_t bi = jb->n_src - i0 < BLK ? jb->n_src - i0 : BLK;
 		size_t bj = jb->n_tgt - j0 < BLK ? jb->n_tgt - j0 : BLK;
-		size_t i, j;
+		size_t i;
 		long skip;
 
 		int cols = jb->symmetric && bi_ != bj_ &&
@@ -273,12 +555,26 @@ static void *worker(void *arg)
 					fl[j] = heap_floor(h->score + r * h->m,
 							   h->n[r], h->m);
 				}
+#ifdef HAVE_AVX2_PATH
+				if (jb->bf16)
+					marg[j] = (float)(BF_ERR(jb->d) *
+						  jb->nrm_t[row] *
+						  jb->bmax_s[bi_]) + 1e-30f;
+#endif
 			}
 		/* CHUNK rows at a time: their scores stay in L2 between the
 		 * sgemm that writes them and the scans that read them */
 		for (c0 = 0; c0 < bi; c0 += CHUNK) {
 			size_t ch = bi - c0 < CHUNK ? bi - c0 : CHUNK;
 
+#ifdef HAVE_AVX2_PATH
+			if (jb->bf16) {
+				bf_chunk(jb, i0 + c0, ch, j0, bj, c);
+				bf_feed(jb, h, c, i0 + c0, ch, j0, bj, bi_,
+					bj_, cols, fl, marg, scratch);
+				continue;
+			}
+#endif
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
 				    (int)ch, (int)bj, (int)jb->d, 1.0f,
 				    jb->src + (i0 + c0) * jb->d, (int)jb->d,
@@ -325,6 +621,8 @@ static void *worker(void *arg)
 out:
 	free(c);
 	free(fl);
+	free(marg);
+	free(scratch);
 	return NULL;
 }
 
@@ -360,6 +658,95 @@ static int cand_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* what bf_prepare() allocates */
+struct bf_mem {
+	uint32_t *a2, *b2;
+	float *nrm;
+};
+
+#ifdef HAVE_AVX2_PATH
+/* norms (rounded up) of n rows and the largest of each block of BLK; 0 if
+ * a value is not finite or too large for the error bound to hold */
+static int bf_norms(const float *v, size_t n, size_t d, float *nrm,
+		    float *bmax)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		double q = 0;
+
+		for (k = 0; k < d; k++)
+			q += (double)v[i * d + k] * v[i * d + k];
+		if (!(q < 1e30))	/* NaN, inf, or near float overflow */
+			return 0;
+		nrm[i] = (float)(sqrt(q) * (1 + 1e-6));
+		if (i % BLK == 0 || nrm[i] > bmax[i / BLK])
+			bmax[i / BLK] = nrm[i];
+	}
+	return 1;
+}
+
+/* pairs of n rows, row-major (kpn a row), plus pad zero rows */
+static void bf_rows(const float *v, size_t n, size_t d, size_t kpn,
+		    uint32_t *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < kpn; k++)
+			out[i * kpn + k] = bf16_pair(v + i * d, d, k);
+}
+
+/* pairs of n rows in panels of 16 rows: [panel][kpn][16] */
+static void bf_panels(const float *v, size_t n, size_t d, size_t kpn,
+		      uint32_t *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < kpn; k++)
+			out[((i / 16) * kpn + k) * 16 + i % 16] =
+				bf16_pair(v + i * d, d, k);
+}
+
+/* jb->bf16 = 1 with the bf16 copies and norms, or 0 (non-finite input);
+ * -1 when out of memory */
+static int bf_prepare(struct job *jb, struct bf_mem *m)
+{
+	size_t kpn = (jb->d + 1) / 2;
+	size_t rows = jb->n_src + BF_MR, panels = (jb->n_tgt + 31) / 32 * 2;
+	size_t nn = jb->symmetric ? jb->n_src : jb->n_src + jb->n_tgt;
+	size_t nb = jb->nb_src + jb->nb_tgt;
+	float *nrm_t, *bmax_s, *bmax_t;
+
+	m->a2 = calloc(rows * kpn, sizeof(*m->a2));
+	m->b2 = calloc(panels * kpn * 16, sizeof(*m->b2));
+	m->nrm = malloc((nn + nb + 1) * sizeof(*m->nrm));
+	if (m->a2 == NULL || m->b2 == NULL || m->nrm == NULL)
+		return -1;
+	bmax_s = m->nrm + nn;
+	bmax_t = bmax_s + jb->nb_src;
+	nrm_t = m->nrm + (jb->symmetric ? 0 : jb->n_src);
+	if (!bf_norms(jb->src, jb->n_src, jb->d, m->nrm, bmax_s))
+		return 0;
+	if (jb->symmetric)
+		memcpy(bmax_t, bmax_s, jb->nb_src * sizeof(*bmax_t));
+	else if (!bf_norms(jb->tgt, jb->n_tgt, jb->d, nrm_t, bmax_t))
+		return 0;
+	bf_rows(jb->src, jb->n_src, jb->d, kpn, m->a2);
+	bf_panels(jb->tgt, jb->n_tgt, jb->d, kpn, m->b2);
+	jb->a2 = m->a2;
+	jb->b2 = m->b2;
+	jb->kpn = kpn;
+	jb->nrm_s = m->nrm;
+	jb->nrm_t = nrm_t;
+	jb->bmax_s = bmax_s;
+	jb->bmax_t = bmax_t;
+	jb->bf16 = 1;
+	return 0;
+}
+#endif
+
 int relate_topm(const float *src, size_t n_src, const float *tgt,
 		size_t n_tgt, size_t d, const long *self, size_t m,
 		size_t row_begin, size_t row_end, int threads,
@@ -370,6 +757,7 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	pthread_t *tid = NULL;
 	void **args = NULL;
 	struct cand *tmp = NULL;
+	struct bf_mem bfm = { 0 };
 	size_t rows, bi_, bj_, r, t, nt, n_heaps = 0;
 	int rc = -1, blas_threads = openblas_get_num_threads();
 
@@ -409,6 +797,12 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 #endif
 	jb.nb_src = (n_src + BLK - 1) / BLK;
 	jb.nb_tgt = (n_tgt + BLK - 1) / BLK;
+#ifdef HAVE_AVX2_PATH
+	if (jb.avx2 && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512bf16") &&
+	    !getenv("LINKBOT_NO_BF16") && bf_prepare(&jb, &bfm) == -1)
+		goto nomem;
+#endif
 	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));
 	if (jb.items == NULL)
 		goto nomem;
@@ -482,5 +876,8 @@ out:
 	free(args);
 	free(tmp);
 	free(jb.items);
+	free(bfm.a2);
+	free(bfm.b2);
+	free(bfm.nrm);
 	return rc;
 }

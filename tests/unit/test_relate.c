@@ -2,6 +2,7 @@
  * relate/: exact top-M against brute force, symmetry, shards, threads,
  * text normalisation, topic relatedness, languages, export.
  */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +132,83 @@ static void test_topm_symmetric(void **state)
 	free(v);
 }
 
+/*
+ * Vectors that bf16 cannot hold (10 significant bits) but whose dot
+ * products are exact in float (20-bit products, 16 of them): targets that
+ * differ below bf16's resolution, so the prefilter's scores tie or
+ * reorder and only the exact recheck can pick the right top-M.
+ */
+static float *fine_vectors(size_t n, size_t d, uint64_t seed)
+{
+	float *v = malloc(n * d * sizeof(*v));
+	size_t i, k;
+
+	assert_non_null(v);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d; k++) {
+			/* a shared pattern plus small individual steps */
+			int base = (int)((k * 37 + seed) % 512) + 256;
+
+			v[i * d + k] = (float)(base + (int)(relate_rand(&seed) %
+							    9) - 4);
+		}
+	return v;
+}
+
+static void test_topm_fine(void **state)
+{
+	size_t n = 700, nt = 900, d = 16, m = 12;
+	float *s = fine_vectors(n, d, 11), *t = fine_vectors(nt, d, 12);
+	struct lb_candidates c;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(relate_topm(s, n, t, nt, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(s, n, t, nt, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	assert_int_equal(relate_topm(s, n, s, n, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(s, n, s, n, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	free(s);
+	free(t);
+	/* cross-set where each source's own page (self, excluded) and M - 2
+	 * near copies are its best matches, then a gap: the bound a row's
+	 * first chunk gives its floor must leave self out */
+	{
+		size_t ns = 40, ntt = 600, mm = 4, i, k, r;
+		uint64_t seed = 21;
+		long *self = malloc(ns * sizeof(*self));
+
+		s = malloc(ns * d * sizeof(*s));
+		t = malloc(ntt * d * sizeof(*t));
+		assert_non_null(self);
+		assert_non_null(s);
+		assert_non_null(t);
+		for (i = 0; i < ns * d; i++)	/* 10 bits, signed */
+			s[i] = (float)((int)(relate_rand(&seed) % 1535) - 767);
+		for (i = 0; i < ntt * d; i++)
+			t[i] = (float)((int)(relate_rand(&seed) % 1535) - 767);
+		for (i = 0; i < ns; i++) {
+			self[i] = (long)i;
+			memcpy(t + i * d, s + i * d, d * sizeof(*t));
+			for (r = 0; r < mm - 2; r++)
+				for (k = 0; k < d; k++)
+					t[(ns + i * (mm - 2) + r) * d + k] =
+						s[i * d + k] + (float)(r + 1);
+		}
+		assert_int_equal(relate_topm(s, ns, t, ntt, d, self, mm, 0, 0,
+					     2, &c, &err), 0);
+		check_brute(s, ns, t, ntt, d, self, mm, &c, 0);
+		lb_candidates_release(&c);
+		free(self);
+		free(s);
+		free(t);
+	}
+}
+
 /* Shards merged == unsharded, bit for bit; thread count does not matter.
  * Real-valued vectors here, so rounding would show. */
 static void shards_equal(int sym)
@@ -154,13 +232,23 @@ static void shards_equal(int sym)
 	assert_memory_equal(all.target, one.target, n * m * 4);
 	assert_memory_equal(all.score, one.score, n * m * 4);
 	lb_candidates_release(&one);
-	/* the scalar scan gives what the AVX2 scan gives */
-	setenv("LINKBOT_NO_AVX2", "1", 1);
+	/* the scalar scan gives what the AVX2 scan gives (sgemm scores) */
+	setenv("LINKBOT_NO_BF16", "1", 1);
 	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2, &one,
 				     &err), 0);
+	setenv("LINKBOT_NO_AVX2", "1", 1);
+	assert_int_equal(relate_topm(v, n, t, nt, d, NULL, m, 0, 0, 2,
+				     &parts[0], &err), 0);
 	unsetenv("LINKBOT_NO_AVX2");
-	assert_memory_equal(all.target, one.target, n * m * 4);
-	assert_memory_equal(all.score, one.score, n * m * 4);
+	unsetenv("LINKBOT_NO_BF16");
+	assert_memory_equal(parts[0].target, one.target, n * m * 4);
+	assert_memory_equal(parts[0].score, one.score, n * m * 4);
+	lb_candidates_release(&parts[0]);
+	/* the bf16 prefilter (where the CPU has it) keeps the same top-M;
+	 * its exact scores come from another order of the sums than
+	 * sgemm's, so they agree to rounding */
+	for (i = 0; i < n * m; i++)
+		assert_true(fabsf(all.score[i] - one.score[i]) < 1e-5f);
 	for (k = 2; k <= 4; k++) {
 		for (s = 0; s < k; s++) {
 			size_t b, e;
@@ -669,6 +757,159 @@ static void test_candidates_languages(void **state)
 			lb_doc_release(&docs[i]);
 }
 
+/*
+ * A multi-language endpoint is one site per language: a language's pages
+ * get exactly the candidates they get on their own (term statistics, LSA
+ * and smoothing of that language only), both as one set and cross-set.
+ * Computed over the union, the English majority would change the German
+ * pages' weights and dimensions.
+ */
+static void test_candidates_language_alone(void **state)
+{
+	enum { NEN = 30, NDE = 12, N = NEN + NDE, M = 4 };
+	struct lb_doc docs[N];
+	const struct lb_doc *all[N], *de[NDE], *src[NDE];
+	long self[NDE];
+	struct lb_relate_input in = { 0 }, alone = { 0 };
+	struct lb_relate_opts o = { .m = M };
+	struct lb_candidates c, a;
+	struct lb_error err;
+	size_t i, j, r;
+	int cross;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		/* German pages interleaved with the English ones */
+		int isde = i < 2 * NDE && i % 2 == 1;
+
+		make_doc(&docs[i], (int)(i % 3), (int)i, isde ? "de" : "en");
+		all[i] = &docs[i];
+	}
+	for (i = 0, j = 0; i < N; i++)
+		if (strcmp(docs[i].language, "de") == 0)
+			de[j++] = &docs[i];
+	assert_int_equal(j, NDE);
+	for (cross = 0; cross < 2; cross++) {
+		/* cross: sources are the German pages, a target each */
+		for (i = 0; i < NDE; i++) {
+			src[i] = de[NDE - 1 - i];
+			self[i] = (long)(de[NDE - 1 - i] - docs);
+		}
+		memset(&in, 0, sizeof(in));
+		in.src = cross ? src : all;
+		in.n_src = cross ? NDE : N;
+		in.tgt = all;
+		in.n_tgt = N;
+		in.self = cross ? self : NULL;
+		in.multi_language = 1;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		memset(&alone, 0, sizeof(alone));
+		alone.src = cross ? src : de;
+		alone.n_src = NDE;
+		alone.tgt = de;
+		alone.n_tgt = NDE;
+		if (cross) {
+			for (i = 0; i < NDE; i++)
+				self[i] = (long)(NDE - 1 - i);
+			alone.self = self;
+		}
+		assert_int_equal(relate_candidates(&alone, &o, &a, &err), 0);
+		for (r = 0, i = 0; i < in.n_src; i++) {
+			if (strcmp(in.src[i]->language, "de") != 0)
+				continue;
+			for (j = 0; j < M; j++) {
+				uint32_t t = c.target[i * M + j];
+
+				assert_int_not_equal(t, LB_NO_TARGET);
+				assert_ptr_equal(all[t], de[a.target[r * M + j]]);
+				assert_true(c.score[i * M + j] ==
+					    a.score[r * M + j]);
+			}
+			r++;
+		}
+		assert_int_equal(r, NDE);
+		lb_candidates_release(&c);
+		lb_candidates_release(&a);
+	}
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
+/*
+ * Template blocks: a block of text repeated on half of the pages (a
+ * newsletter box) changes nothing: the candidates are those of the same
+ * pages without it, bit for bit. Pages that are copies of each other
+ * share all their words too, but they are not a template: they still find
+ * each other.
+ */
+static void test_candidates_blocks(void **state)
+{
+	enum { N = 40, M = 5, NC = 6 };
+	static const char block[] = " Subscribe newsletter cookies privacy "
+		"webinar dashboard careers sustainability partners pricing.";
+	struct lb_doc docs[N], boxed[N];
+	const struct lb_doc *p[N], *q[N];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = M };
+	struct lb_candidates c, c2;
+	struct lb_error err;
+	size_t i, j;
+	int meth;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
+		make_doc(&boxed[i], (int)(i % 3), (int)i, "en");
+		if (i % 2 == 0) {
+			char *t = malloc(strlen(boxed[i].text) + sizeof(block));
+
+			assert_non_null(t);
+			strcpy(t, boxed[i].text);
+			strcat(t, block);
+			free(boxed[i].text);
+			boxed[i].text = t;
+		}
+		p[i] = &docs[i];
+		q[i] = &boxed[i];
+	}
+	for (meth = 0; meth < 2; meth++) {
+		o.smooth = meth ? -1 : 0;
+		in.src = in.tgt = p;
+		in.n_src = in.n_tgt = N;
+		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+		in.src = in.tgt = q;
+		assert_int_equal(relate_candidates(&in, &o, &c2, &err), 0);
+		assert_memory_equal(c.target, c2.target, N * M * 4);
+		assert_memory_equal(c.score, c2.score, N * M * 4);
+		lb_candidates_release(&c);
+		lb_candidates_release(&c2);
+	}
+
+	/* NC copies of one page among the others: each finds the others */
+	for (i = 0; i < NC; i++) {
+		free(boxed[i].title);
+		free(boxed[i].text);
+		boxed[i].title = strdup("Savanna animals");
+		boxed[i].text = strdup("Zebra giraffe okapi antelope gazelle "
+				       "wildebeest hippopotamus rhinoceros "
+				       "graze on the savanna.");
+	}
+	o.smooth = 0;
+	assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
+	for (i = 0; i < NC; i++)
+		for (j = 0; j < M; j++) {
+			assert_true(c.target[i * M + j] < NC);
+			assert_true(c.score[i * M + j] > 0.9f);
+		}
+	lb_candidates_release(&c);
+	for (i = 0; i < N; i++) {
+		lb_doc_release(&docs[i]);
+		lb_doc_release(&boxed[i]);
+	}
+}
+
 /* Degenerate input: no pages, empty pages, identical pages (ties go to
  * the lower target index), more slots than targets. */
 static void test_candidates_edges(void **state)
@@ -728,10 +969,13 @@ int main(void)
 		cmocka_unit_test(test_shards_symmetric),
 		cmocka_unit_test(test_shards_cross),
 		cmocka_unit_test(test_topm_padding),
+		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
+		cmocka_unit_test(test_candidates_language_alone),
+		cmocka_unit_test(test_candidates_blocks),
 		cmocka_unit_test(test_candidates_edges),
 		cmocka_unit_test(test_text_source),
 	};
