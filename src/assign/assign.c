@@ -130,14 +130,20 @@ struct heap_item {
 	uint32_t node;
 };
 
+/* A binary min-heap of items that grows as needed (the searches' queue,
+ * the walks' side heaps, cost scaling's lazy heaps). */
+struct iheap {
+	struct heap_item *a;
+	size_t n, cap;
+};
+
 struct pheap {
 	uint32_t *a;
 	size_t n;
 };
 
 struct walk {
-	struct heap_item *a;
-	size_t n, cap;
+	struct iheap h;
 	int64_t base;
 	uint32_t epoch, from;
 };
@@ -184,8 +190,7 @@ struct solver {
 	uint32_t *nxt, *via;
 	uint32_t *settled;
 	size_t n_settled;
-	struct heap_item *heap;
-	size_t hn, hcap;
+	struct iheap hq;	/* the searches' queue */
 	/* hub mode: per group, sources (2g) and targets (2g+1) by potential */
 	struct pheap *ph;
 	uint32_t *hpos[5];
@@ -312,53 +317,59 @@ static void recount(struct solver *S)
 
 /* ---- heap (binary, lazy deletion) ---- */
 
-static int heap_push(struct solver *S, int64_t key, uint32_t node)
+static int iheap_push(struct iheap *h, int64_t key, uint32_t node)
 {
 	size_t i;
 
-	if (S->hn == S->hcap) {
-		size_t nc = S->hcap ? S->hcap * 2 : 1024;
-		struct heap_item *nh = realloc(S->heap, nc * sizeof(*nh));
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 1024;
+		struct heap_item *na = realloc(h->a, nc * sizeof(*na));
 
-		if (nh == NULL)
+		if (na == NULL)
 			return -1;
-		S->heap = nh;
-		S->hcap = nc;
+		h->a = na;
+		h->cap = nc;
 	}
-	i = S->hn++;
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-
-		if (S->heap[up].key <= key)
-			break;
-		S->heap[i] = S->heap[up];
-		i = up;
+	i = h->n++;
+	while (i > 0 && h->a[(i - 1) / 2].key > key) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
-	S->heap[i].key = key;
-	S->heap[i].node = node;
+	h->a[i].key = key;
+	h->a[i].node = node;
 	return 0;
 }
 
-static struct heap_item heap_pop(struct solver *S)
+static struct heap_item iheap_pop(struct iheap *h)
 {
-	struct heap_item top = S->heap[0], last = S->heap[--S->hn];
-	size_t i = 0, n = S->hn;
+	struct heap_item top = h->a[0], last = h->a[--h->n];
+	size_t i = 0;
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
-		if (c >= n)
+		if (c >= h->n)
 			break;
-		if (c + 1 < n && S->heap[c + 1].key < S->heap[c].key)
+		if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
 			c++;
-		if (S->heap[c].key >= last.key)
+		if (h->a[c].key >= last.key)
 			break;
-		S->heap[i] = S->heap[c];
+		h->a[i] = h->a[c];
 		i = c;
 	}
-	if (n > 0)
-		S->heap[i] = last;
+	if (h->n > 0)
+		h->a[i] = last;
 	return top;
+}
+
+static int heap_push(struct solver *S, int64_t key, uint32_t node)
+{
+	return iheap_push(&S->hq, key, node);
+}
+
+static struct heap_item heap_pop(struct solver *S)
+{
+	return iheap_pop(&S->hq);
 }
 
 /* Relax node u to distance du, reached through (link, via). */
@@ -523,51 +534,11 @@ static int walk_push(struct solver *S, struct walk *w, uint32_t kind,
 		     size_t pos)
 {
 	const struct pheap *h = &S->ph[kind];
-	size_t i;
-	int64_t key;
 
 	if (pos >= h->n)
 		return 0;
-	key = w->base + ph_key(S, kind, h->a[pos]);
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 64;
-		struct heap_item *na = realloc(w->a, nc * sizeof(*na));
-
-		if (na == NULL)
-			return -1;
-		w->a = na;
-		w->cap = nc;
-	}
-	i = w->n++;
-	while (i > 0 && w->a[(i - 1) / 2].key > key) {
-		w->a[i] = w->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	w->a[i].key = key;
-	w->a[i].node = (uint32_t)pos;
-	return 0;
-}
-
-static struct heap_item walk_pop(struct walk *w)
-{
-	struct heap_item top = w->a[0], last = w->a[--w->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= w->n)
-			break;
-		if (c + 1 < w->n && w->a[c + 1].key < w->a[c].key)
-			c++;
-		if (w->a[c].key >= last.key)
-			break;
-		w->a[i] = w->a[c];
-		i = c;
-	}
-	if (w->n > 0)
-		w->a[i] = last;
-	return top;
+	return iheap_push(&w->h, w->base + ph_key(S, kind, h->a[pos]),
+			  (uint32_t)pos);
 }
 
 /* Start walking heap `kind` from node `from`: distance = base + key. */
@@ -576,14 +547,14 @@ static int walk_start(struct solver *S, uint32_t kind, uint32_t from,
 {
 	struct walk *w = &S->walks[kind];
 
-	w->n = 0;
+	w->h.n = 0;
 	w->base = base;
 	w->epoch = S->epoch;
 	w->from = from;
 	if (walk_push(S, w, kind, 0) < 0)
 		return -1;
-	if (w->n > 0)
-		return heap_push(S, w->a[0].key, (uint32_t)S->nn + kind);
+	if (w->h.n > 0)
+		return heap_push(S, w->h.a[0].key, (uint32_t)S->nn + kind);
 	return 0;
 }
 
@@ -597,16 +568,16 @@ static int walk_step(struct solver *S, uint32_t kind)
 	struct heap_item it;
 	uint32_t node;
 
-	if (w->epoch != S->epoch || w->n == 0)
+	if (w->epoch != S->epoch || w->h.n == 0)
 		return 0;
-	it = walk_pop(w);
+	it = iheap_pop(&w->h);
 	node = h->a[it.node];
 	if (relax(S, node, it.key, w->from, via_of[ph_slot(S, kind)]) < 0 ||
 	    walk_push(S, w, kind, 2 * (size_t)it.node + 1) < 0 ||
 	    walk_push(S, w, kind, 2 * (size_t)it.node + 2) < 0)
 		return -1;
-	if (w->n > 0)
-		return heap_push(S, w->a[0].key, (uint32_t)S->nn + kind);
+	if (w->h.n > 0)
+		return heap_push(S, w->h.a[0].key, (uint32_t)S->nn + kind);
 	return 0;
 }
 
@@ -817,7 +788,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 
 static void new_epoch(struct solver *S)
 {
-	S->hn = 0;
+	S->hq.n = 0;
 	S->n_settled = 0;
 	if (++S->epoch == 0) {
 		memset(S->seen, 0, S->nn * sizeof(*S->seen));
@@ -844,7 +815,7 @@ static int augment(struct solver *S, uint32_t from, int backward)
 	S->nxt[from] = NONE;
 	if (heap_push(S, 0, from) < 0)
 		return -1;
-	while (S->hn > 0) {
+	while (S->hq.n > 0) {
 		struct heap_item it = heap_pop(S);
 
 		u = it.node;
@@ -960,13 +931,13 @@ static void solver_free(struct solver *S)
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
 	free(S->p); free(S->dist); free(S->seen); free(S->done);
-	free(S->nxt); free(S->via); free(S->settled); free(S->heap);
+	free(S->nxt); free(S->via); free(S->settled); free(S->hq.a);
 	if (S->ph != NULL)
 		for (size_t g = 0; g < NKIND(S); g++)
 			free(S->ph[g].a);
 	if (S->walks != NULL)
 		for (size_t g = 0; g < NKIND(S); g++)
-			free(S->walks[g].a);
+			free(S->walks[g].h.a);
 	for (size_t g = 0; g < 5; g++)
 		free(S->hpos[g]);
 	free(S->ph); free(S->walks);
@@ -1799,56 +1770,6 @@ out:
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
 #define CS_BUDGET 64
 
-/* A max-heap of nodes by key, lazy: see above. */
-struct lazy {
-	struct heap_item *a;
-	size_t n, cap;
-};
-
-static int lz_push(struct lazy *h, int64_t key, uint32_t node)
-{
-	size_t i;
-
-	if (h->n == h->cap) {
-		size_t nc = h->cap ? h->cap * 2 : 64;
-		struct heap_item *na = realloc(h->a, nc * sizeof(*na));
-
-		if (na == NULL)
-			return -1;
-		h->a = na;
-		h->cap = nc;
-	}
-	i = h->n++;
-	while (i > 0 && h->a[(i - 1) / 2].key < key) {
-		h->a[i] = h->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->a[i].key = key;
-	h->a[i].node = node;
-	return 0;
-}
-
-static void lz_pop(struct lazy *h)
-{
-	struct heap_item last = h->a[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->a[c + 1].key > h->a[c].key)
-			c++;
-		if (h->a[c].key <= last.key)
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n > 0)
-		h->a[i] = last;
-}
-
 #define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
 #define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
 
@@ -1867,7 +1788,7 @@ struct cs {
 	uint32_t *hp, *hn;
 	/* per group: its targets, its sources with r > 0; Y: targets with
 	 * f_tY > 0; all by potential */
-	struct lazy *hubt, *hubs, ys;
+	struct iheap *hubt, *hubs, ys;
 };
 
 static void lh_up(int64_t *k, uint32_t *a, size_t i)
@@ -1948,10 +1869,12 @@ static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 	}
 }
 
-/* The valid top of a lazy heap of nodes by potential, or NONE: nodes that
- * left the set (bit `bit` of mem cleared by the test) are dropped, stale
- * keys renewed. */
-static uint32_t lz_top(const struct solver *S, struct cs *C, struct lazy *h,
+/*
+ * The valid top of a lazy heap of nodes by potential (keys are -p: the
+ * highest potential first), or NONE: nodes that left the set (bit `bit`
+ * of mem cleared here) are dropped, stale keys renewed.
+ */
+static uint32_t lz_top(const struct solver *S, struct cs *C, struct iheap *h,
 		       int bit)
 {
 	while (h->n > 0) {
@@ -1959,23 +1882,23 @@ static uint32_t lz_top(const struct solver *S, struct cs *C, struct lazy *h,
 		int in = bit == CS_IN_HUB ? S->r[v] > 0 :
 			 bit == CS_IN_Y ? S->fy[v - S->ns] > 0 : 1;
 
-		if (in && h->a[0].key == S->p[v])
+		if (in && -h->a[0].key == S->p[v])
 			return v;
-		lz_pop(h);
+		iheap_pop(h);
 		if (!in)
 			C->mem[v] &= (uint8_t)~bit;
-		else if (lz_push(h, S->p[v], v) < 0)
+		else if (iheap_push(h, -S->p[v], v) < 0)
 			C->oom = 1;
 	}
 	return NONE;
 }
 
-static void lz_join(const struct solver *S, struct cs *C, struct lazy *h,
+static void lz_join(const struct solver *S, struct cs *C, struct iheap *h,
 		    uint32_t v, int bit)
 {
 	if (!(C->mem[v] & bit)) {
 		C->mem[v] |= (uint8_t)bit;
-		if (lz_push(h, S->p[v], v) < 0)
+		if (iheap_push(h, -S->p[v], v) < 0)
 			C->oom = 1;
 	}
 }
@@ -2269,7 +2192,7 @@ static int cs_start(struct solver *S, struct cs *C)
 			uint32_t v = tnode(S, S->gtgt[i]);
 
 			e -= S->q[S->gtgt[i]];
-			if (lz_push(&C->hubt[g], S->p[v], v) < 0)
+			if (iheap_push(&C->hubt[g], -S->p[v], v) < 0)
 				return -1;
 		}
 		C->ex[hnode(S, (uint32_t)g)] = e;
@@ -2338,8 +2261,8 @@ static int cost_scale(struct solver *S)
 	C.hk = malloc((S->na + 1) * sizeof(int64_t));
 	C.hp = malloc((S->na + 1) * sizeof(uint32_t));
 	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
-	C.hubt = calloc(S->ng + 1, sizeof(struct lazy));
-	C.hubs = calloc(S->ng + 1, sizeof(struct lazy));
+	C.hubt = calloc(S->ng + 1, sizeof(struct iheap));
+	C.hubs = calloc(S->ng + 1, sizeof(struct iheap));
 	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hp || !C.hn ||
 	    !C.hubt || !C.hubs)
 		goto out;
@@ -2593,7 +2516,7 @@ static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 		if (heap_push(S, 0, srcs[i]) < 0)
 			return -1;
 	}
-	while (S->hn > 0) {
+	while (S->hq.n > 0) {
 		struct heap_item it = heap_pop(S);
 
 		v = it.node;
