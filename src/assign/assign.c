@@ -1757,10 +1757,12 @@ out:
  * their targets (and a hub its sources) through lazy max-heaps by
  * potential. eps falls by CS_ALPHA a refine from CS_EPS0 to one unit of
  * cost (13 refines); each restart keeps the targets' potentials as
- * bonuses. A refine that relabels more than CS_BUDGET times per node
- * gives up (k cannot hold, or a pathological instance) and the caller
- * falls back to the cost levels. Nothing is claimed here: the exact phases and the
- * certificate that follow decide optimality.
+ * bonuses, those the hub feeds snapped to its level (cs_bonuses), so
+ * that a restart re-creates only the imbalance of arcs within eps. A
+ * refine that relabels more than CS_BUDGET times per node gives up (k
+ * cannot hold under a max_in cap, or a pathological instance) and the
+ * caller falls back to the cost levels. Nothing is claimed here: the
+ * exact phases and the certificate that follow decide optimality.
  *
  * Cost: each refine O(n M) for the restart plus the pushes and relabels
  * (about 10-25 per node per refine on the benchmark), each O(M) for a
