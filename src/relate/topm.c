@@ -133,7 +133,9 @@ struct job {
 	const uint32_t *b2;	/* targets as bf16 pairs, panels of 16 */
 	size_t kpn;		/* d / 2 rounded up */
 	const float *nrm_s, *nrm_t;	/* row norms, rounded up */
+	const float *err_s, *err_t;	/* norms of their bf16 rounding errors */
 	const float *bmax_s, *bmax_t;	/* largest norm of each block */
+	const float *bemax_s, *bemax_t;	/* largest error norm of each block */
 	size_t nb_src, nb_tgt;	/* blocks */
 	size_t n_items;
 	size_t *items;		/* pairs (bi_, bj_) encoded bi_ * nb_tgt + bj_ */
@@ -260,16 +262,31 @@ static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
  * score that could reach a row's floor is then recomputed exactly in fp32
  * (bf_dot(), one fixed order, the same for (a, b) and (b, a)), and only
  * that exact score is offered. Rounding both vectors to bf16 moves each
- * product by at most 2^-7 + 2^-16 of |a_k b_k|, so the bf16 score is
- * within BF_ERR |a| |b| of the fp32 one; a candidate whose bf16 score is
- * below floor - BF_ERR |a| |b| cannot enter the top M, and the result is
+ * vectors a, b and their bf16 roundings a' = a + ea, b' = b + eb,
+ * a.b - a'.b' = -(a.eb + ea.b'), so by Cauchy-Schwarz the bf16 score is
+ * within |a| |eb| + |ea| |b'| of the exact one, plus the two sums'
+ * rounding (each at most d 2^-24 |a'| |b'|). |ea| is measured per vector:
+ * each element moves by at most 2^-8 of itself, and the moves do not line
+ * up, so |ea| is near 2^-9.8 |a| and the band about 3.5 times narrower than
+ * the element-wise bound (2^-7 + 2^-16) |a| |b| that we used first. A candidate whose bf16 score is below
+ * floor - margin cannot enter the top M, and the result is
  * the exact top-M of the fp32 scores, whatever the order of the work.
  * The first M candidates of a row (floor -inf) are all recomputed, then
  * only those near the floor: a few percent of the work.
  */
 #define BF_MR 8		/* rows of the micro-kernel */
 #define BF_NP 2		/* panels of 16 targets (the kernel is written for 8 x 2) */
-#define BF_ERR(d) (0.0078125 * 1.0625 + 4.0 * (double)(d) / 16777216.0)
+
+/* the band: |bf16 score - fp32 score| of a vector (norm n, rounding error
+ * norm e) with any vector of a block (largest norm bn, largest error be) */
+static inline float bf_margin(float n, float e, float bn, float be, size_t d)
+{
+	double nb = (double)bn + be;
+
+	return (float)(((double)n * be + (double)e * nb +
+			4.0 * (double)d / 16777216.0 * ((double)n + e) * nb) *
+		       (1 + 1e-5)) + 1e-30f;
+}
 
 static uint16_t bf16_round(float f)
 {
@@ -502,8 +519,8 @@ static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 			continue;
 		skip = jb->self ? jb->self[row] :
 		       jb->symmetric ? (long)row : -1;
-		margin = (float)(BF_ERR(jb->d) * jb->nrm_s[row] *
-				 jb->bmax_t[bj_]) + 1e-30f;
+		margin = bf_margin(jb->nrm_s[row], jb->err_s[row],
+				   jb->bmax_t[bj_], jb->bemax_t[bj_], jb->d);
 		feed_row_bf(jb, h, row - jb->row_begin, c + i * BLK, bj,
 			    (uint32_t)j0, skip, jb->src + row * jb->d, margin,
 			    scratch);
@@ -557,9 +574,11 @@ static void *worker(void *arg)
 				}
 #ifdef HAVE_AVX2_PATH
 				if (jb->bf16)
-					marg[j] = (float)(BF_ERR(jb->d) *
-						  jb->nrm_t[row] *
-						  jb->bmax_s[bi_]) + 1e-30f;
+					marg[j] = bf_margin(jb->nrm_t[row],
+							    jb->err_t[row],
+							    jb->bmax_s[bi_],
+							    jb->bemax_s[bi_],
+							    jb->d);
 #endif
 			}
 		/* CHUNK rows at a time: their scores stay in L2 between the
@@ -665,23 +684,33 @@ struct bf_mem {
 };
 
 #ifdef HAVE_AVX2_PATH
-/* norms (rounded up) of n rows and the largest of each block of BLK; 0 if
- * a value is not finite or too large for the error bound to hold */
+/* norms (rounded up) of n rows and of their bf16 rounding errors, and the
+ * largest of each per block of BLK; 0 if a value is not finite or too
+ * large for the error bound to hold */
 static int bf_norms(const float *v, size_t n, size_t d, float *nrm,
-		    float *bmax)
+		    float *err, float *bmax, float *bemax)
 {
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
-		double q = 0;
+		double q = 0, e = 0;
 
-		for (k = 0; k < d; k++)
-			q += (double)v[i * d + k] * v[i * d + k];
+		for (k = 0; k < d; k++) {
+			float x = v[i * d + k], r;
+			uint32_t u = (uint32_t)bf16_round(x) << 16;
+
+			memcpy(&r, &u, sizeof(r));
+			q += (double)x * x;
+			e += ((double)r - x) * ((double)r - x);
+		}
 		if (!(q < 1e30))	/* NaN, inf, or near float overflow */
 			return 0;
 		nrm[i] = (float)(sqrt(q) * (1 + 1e-6));
+		err[i] = (float)(sqrt(e) * (1 + 1e-6));
 		if (i % BLK == 0 || nrm[i] > bmax[i / BLK])
 			bmax[i / BLK] = nrm[i];
+		if (i % BLK == 0 || err[i] > bemax[i / BLK])
+			bemax[i / BLK] = err[i];
 	}
 	return 1;
 }
@@ -717,21 +746,28 @@ static int bf_prepare(struct job *jb, struct bf_mem *m)
 	size_t rows = jb->n_src + BF_MR, panels = (jb->n_tgt + 31) / 32 * 2;
 	size_t nn = jb->symmetric ? jb->n_src : jb->n_src + jb->n_tgt;
 	size_t nb = jb->nb_src + jb->nb_tgt;
-	float *nrm_t, *bmax_s, *bmax_t;
+	float *nrm_t, *bmax_s, *bmax_t, *err_s, *err_t, *bemax_s, *bemax_t;
 
 	m->a2 = calloc(rows * kpn, sizeof(*m->a2));
 	m->b2 = calloc(panels * kpn * 16, sizeof(*m->b2));
-	m->nrm = malloc((nn + nb + 1) * sizeof(*m->nrm));
+	m->nrm = malloc(2 * (nn + nb + 1) * sizeof(*m->nrm));
 	if (m->a2 == NULL || m->b2 == NULL || m->nrm == NULL)
 		return -1;
-	bmax_s = m->nrm + nn;
+	err_s = m->nrm + nn;
+	bmax_s = err_s + nn;
 	bmax_t = bmax_s + jb->nb_src;
+	bemax_s = bmax_t + jb->nb_tgt;
+	bemax_t = bemax_s + jb->nb_src;
 	nrm_t = m->nrm + (jb->symmetric ? 0 : jb->n_src);
-	if (!bf_norms(jb->src, jb->n_src, jb->d, m->nrm, bmax_s))
+	err_t = err_s + (jb->symmetric ? 0 : jb->n_src);
+	if (!bf_norms(jb->src, jb->n_src, jb->d, m->nrm, err_s, bmax_s,
+		      bemax_s))
 		return 0;
-	if (jb->symmetric)
+	if (jb->symmetric) {
 		memcpy(bmax_t, bmax_s, jb->nb_src * sizeof(*bmax_t));
-	else if (!bf_norms(jb->tgt, jb->n_tgt, jb->d, nrm_t, bmax_t))
+		memcpy(bemax_t, bemax_s, jb->nb_src * sizeof(*bemax_t));
+	} else if (!bf_norms(jb->tgt, jb->n_tgt, jb->d, nrm_t, err_t, bmax_t,
+			     bemax_t))
 		return 0;
 	bf_rows(jb->src, jb->n_src, jb->d, kpn, m->a2);
 	bf_panels(jb->tgt, jb->n_tgt, jb->d, kpn, m->b2);
@@ -740,8 +776,12 @@ static int bf_prepare(struct job *jb, struct bf_mem *m)
 	jb->kpn = kpn;
 	jb->nrm_s = m->nrm;
 	jb->nrm_t = nrm_t;
+	jb->err_s = err_s;
+	jb->err_t = err_t;
 	jb->bmax_s = bmax_s;
 	jb->bmax_t = bmax_t;
+	jb->bemax_s = bemax_s;
+	jb->bemax_t = bemax_t;
 	jb->bf16 = 1;
 	return 0;
 }
