@@ -28,19 +28,22 @@
  * the root score as a threshold, so almost every score costs one compare;
  * with AVX2 (checked at run time) one compare covers 8 or 16 scores.
  *
- * Threads: each thread takes work items from an atomic counter and owns a
- * private set of heaps for the rows in range; the heaps are merged at the
- * end (still a total order, so deterministic). OpenBLAS's own threads are
- * set to 1 meanwhile; the parallelism is ours.
+ * Threads: each thread takes work items from an atomic counter (cross-set:
+ * a row block's items at once, see next_item()) and owns a private set of
+ * heaps for the rows in range; the heaps are merged at the end, rows split
+ * among the threads (still a total order, so deterministic). OpenBLAS's
+ * own threads are set to 1 meanwhile; the parallelism is ours.
  *
  * bf16 prefilter (AVX512_BF16 CPUs): the chunk's scores come from bf16
  * copies through our own kernel, twice the fp32 multiply-adds per
- * instruction, and only scores within the proven rounding bound of a
- * row's floor are recomputed in fp32 and offered (see "bf16 prefilter"
- * below): still the exact top-M.
+ * instruction; rows keep their best bf16 scores and those within the
+ * proven rounding band below, and only those are recomputed in fp32 at
+ * the end (see "bf16 prefilter" below): still the exact top-M.
  *
  * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
- * memory threads * R * M * 8 bytes for heaps + threads * BLK^2 * 4 for C.
+ * memory threads * R * (M + BF_SIDE) * 8 bytes for heaps and band lists
+ * (pages a thread never touches, cross-set, are never committed) +
+ * threads * CHUNK * BLK * 4 for C.
  */
 #include <math.h>
 #include <pthread.h>
@@ -57,6 +60,7 @@
 #ifndef BLK
 #define BLK 512		/* the grid: never depends on ranges or threads */
 #endif
+#define BF_SIDE 64	/* bf16 path: band list entries a row */
 #ifndef CHUNK
 #define CHUNK 128	/* rows of one sgemm call within a block pair */
 #endif
@@ -66,6 +70,11 @@ struct heap_set {
 	uint32_t *tgt;		/* rows * m */
 	float *score;		/* rows * m */
 	uint32_t *n;		/* rows: entries used */
+	/* bf16 path: the heaps hold bf16 scores, and each row has a band
+	 * list of BF_SIDE entries just below its heap (see bf_offer()) */
+	float *side_s;		/* rows * BF_SIDE */
+	uint32_t *side_t;	/* rows * BF_SIDE */
+	uint8_t *side_n;	/* rows: entries used; BF_SIDE + 1: overflowed */
 };
 
 /* a worse than b: lower score, or equal score and higher target. */
@@ -121,6 +130,20 @@ static inline float heap_floor(const float *hs, uint32_t cnt, size_t m)
 	return cnt < m ? -INFINITY : hs[0];
 }
 
+struct cand {
+	float s;
+	uint32_t t;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s > y->s ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
 struct job {
 	const float *src, *tgt;
 	size_t n_src, n_tgt, d, m;
@@ -132,10 +155,7 @@ struct job {
 	const uint32_t *a2;	/* sources as bf16 pairs, rows x kpn */
 	const uint32_t *b2;	/* targets as bf16 pairs, panels of 16 */
 	size_t kpn;		/* d / 2 rounded up */
-	const float *nrm_s, *nrm_t;	/* row norms, rounded up */
-	const float *err_s, *err_t;	/* norms of their bf16 rounding errors */
-	const float *bmax_s, *bmax_t;	/* largest norm of each block */
-	const float *bemax_s, *bemax_t;	/* largest error norm of each block */
+	const float *m2;	/* each source's double band (bf_prepare()) */
 	size_t nb_src, nb_tgt;	/* blocks */
 	size_t n_items;
 	size_t *items;		/* pairs (bi_, bj_) encoded bi_ * nb_tgt + bj_ */
@@ -257,29 +277,42 @@ static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
 
 #ifdef HAVE_AVX2_PATH
 /*
- * bf16 prefilter (CPUs with AVX512_BF16): the scores of a chunk are first
- * computed from bf16 copies of the vectors (8 significant bits) by our own
- * kernel, vdpbf16ps, twice the multiply-adds of fp32 per instruction; a
- * score that could reach a row's floor is then recomputed exactly in fp32
- * (bf_dot(), one fixed order, the same for (a, b) and (b, a)), and only
- * that exact score is offered. Rounding both vectors to bf16 moves each
- * vectors a, b and their bf16 roundings a' = a + ea, b' = b + eb,
- * a.b - a'.b' = -(a.eb + ea.b'), so by Cauchy-Schwarz the bf16 score is
- * within |a| |eb| + |ea| |b'| of the exact one, plus the two sums'
- * rounding (each at most d 2^-24 |a'| |b'|). |ea| is measured per vector:
- * each element moves by at most 2^-8 of itself, and the moves do not line
- * up, so |ea| is near 2^-9.8 |a| and the band about 3.5 times narrower than
- * the element-wise bound (2^-7 + 2^-16) |a| |b| that we used first. A candidate whose bf16 score is below
- * floor - margin cannot enter the top M, and the result is
- * the exact top-M of the fp32 scores, whatever the order of the work.
- * The first M candidates of a row (floor -inf) are all recomputed, then
- * only those near the floor: a few percent of the work.
+ * bf16 prefilter (CPUs with AVX512_BF16): the scores of a chunk come from
+ * bf16 copies of the vectors (8 significant bits) through our own kernel,
+ * vdpbf16ps, twice the multiply-adds of fp32 per instruction. Each row
+ * keeps a heap of its M best bf16 scores (floor F) and a band list of
+ * those just below F; nothing is recomputed while the blocks stream by.
+ * At the end, bf_finish() recomputes in fp32 (bf_dot(), one fixed order,
+ * the same for (a, b) and (b, a)) the kept entries within the double band
+ * of the M-th best, about 1.5 M a row, and keeps the exact top M.
+ *
+ * The band m: for vectors a, b and their bf16 roundings a' = a + ea,
+ * b' = b + eb, a.b - a'.b' = -(a.eb + ea.b'), so by Cauchy-Schwarz the
+ * bf16 score is within |a| |eb| + |ea| |b'| of the exact one, plus the two
+ * sums' rounding (each at most d 2^-24 |a'| |b'|). |ea| is measured per
+ * vector: each element moves by at most 2^-8 of itself, and the moves do
+ * not line up, so |ea| is near 2^-9.8 |a|, a band about 3.5 times narrower
+ * than the element-wise bound (2^-7 + 2^-16) |a| |b|. m2[row] is 2 m with
+ * the largest target norm and error, plus room for rounding F - m2.
+ *
+ * Why it is exact: the M entries of a row's heap score at least F - m
+ * exactly, so the exact floor is at least F - m, and a score below F - 2m
+ * cannot reach it. F only rises, so whatever was turned away below the
+ * threshold F - 2m of its time is below the final one too; the band list
+ * keeps the rest. A list that would overflow (more scores within 2m of F
+ * than BF_SIDE) marks its row, which is then recomputed from all targets
+ * in fp32. Same-set rows are fed by both threads; the union of their
+ * heaps and lists holds everything above the union's own threshold.
+ *
+ * Rechecks: about 48 a row at N = 20 000, M = 32, where checking each bf16
+ * candidate against the running exact floor took 300 (the floor rises
+ * M ln(N/M) times when the targets arrive in any fixed order).
  */
 #define BF_MR 8		/* rows of the micro-kernel */
 #define BF_NP 2		/* panels of 16 targets (the kernel is written for 8 x 2) */
 
 /* the band: |bf16 score - fp32 score| of a vector (norm n, rounding error
- * norm e) with any vector of a block (largest norm bn, largest error be) */
+ * norm e) with any target (largest norm bn, largest error be) */
 static inline float bf_margin(float n, float e, float bn, float be, size_t d)
 {
 	double nb = (double)bn + be;
@@ -428,29 +461,82 @@ static float kth_largest(float *x, size_t n, size_t k)
 	return x[want];
 }
 
-__attribute__((target("avx512f")))
-static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
-			const float *c, size_t n, uint32_t j0, long skip,
-			const float *a, float margin, float *scratch)
+/* Adds (s, t) to row r's band list unless it is below thr; a full list
+ * first drops what fell below thr, and if that frees nothing the row is
+ * marked overflowed (bf_finish() then recomputes it). */
+static void side_add(struct heap_set *h, size_t r, float s, uint32_t t,
+		     float thr)
 {
-	float fl = heap_floor(h->score + r * h->m, h->n[r], h->m);
-	float lim = -INFINITY;
-	size_t j = 0;
+	float *ss = h->side_s + r * BF_SIDE;
+	uint32_t *st = h->side_t + r * BF_SIDE;
+	unsigned n = h->side_n[r], i, w = 0;
 
-	/* a row's heap not full yet: the M-th best bf16 score of this chunk
-	 * row (itself left out), T, says that M candidates score at least
-	 * T - margin exactly,
-	 * so the final floor is at least that, and a candidate below
-	 * T - 2 margin cannot make it (skips the rechecks of the fill) */
-	if (h->n[r] < h->m && n > h->m) {
-		memcpy(scratch, c, n * sizeof(*scratch));
-		if (skip >= (long)j0 && skip < (long)(j0 + n))
-			scratch[skip - (long)j0] = -INFINITY;	/* not one */
-		lim = kth_largest(scratch, n, h->m) - 2 * margin;
+	if (!(s >= thr) || n > BF_SIDE)
+		return;
+	if (n == BF_SIDE) {
+		for (i = 0; i < n; i++)
+			if (ss[i] >= thr) {
+				ss[w] = ss[i];
+				st[w] = st[i];
+				w++;
+			}
+		if (w == BF_SIDE) {
+			h->side_n[r] = BF_SIDE + 1;
+			return;
+		}
+		n = w;
 	}
+	ss[n] = s;
+	st[n] = t;
+	h->side_n[r] = (uint8_t)(n + 1);
+}
 
-	for (; j < n; j += 16) {
-		float thr = fl - margin > lim ? fl - margin : lim;
+/*
+ * Offers bf16 score s of target t to row r: its heap keeps the M best
+ * bf16 scores, floor F; what the heap turns away or drops and is still
+ * within the row's double band m2 of F goes to the band list. *thr is
+ * F - m2 after the offer (-inf until the heap is full): below it, a
+ * score cannot make the exact top M (see "Why it is exact").
+ */
+static void bf_offer(struct heap_set *h, size_t r, float s, uint32_t t,
+		     float m2, float *thr)
+{
+	float *hs = h->score + r * h->m;
+	uint32_t *ht = h->tgt + r * h->m;
+
+	if (h->n[r] < h->m) {
+		heap_push(hs, ht, h->n + r, h->m, s, t);
+		if (h->n[r] == h->m)
+			*thr = hs[0] - m2;
+		return;
+	}
+	if (worse(hs[0], ht[0], s, t)) {
+		float s0 = hs[0];
+		uint32_t t0 = ht[0];
+
+		heap_push(hs, ht, h->n + r, h->m, s, t);
+		*thr = hs[0] - m2;
+		side_add(h, r, s0, t0, *thr);
+		return;
+	}
+	side_add(h, r, s, t, *thr);
+}
+
+/* the threshold of row r: its heap's floor less its double band */
+static inline float bf_thr(const struct heap_set *h, size_t r, float m2)
+{
+	return h->n[r] < h->m ? -INFINITY : h->score[r * h->m] - m2;
+}
+
+/* bf16 scores c[0..n) of targets j0.. for row r, but target skip */
+__attribute__((target("avx512f")))
+static void feed_row_bf(struct heap_set *h, size_t r, const float *c,
+			size_t n, uint32_t j0, long skip, float m2)
+{
+	float thr = bf_thr(h, r, m2);
+	size_t j;
+
+	for (j = 0; j < n; j += 16) {
 		unsigned mask = (unsigned)_mm512_cmp_ps_mask(
 			_mm512_loadu_ps(c + j), _mm512_set1_ps(thr),
 			_CMP_GE_OQ);
@@ -459,79 +545,112 @@ static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
 			mask &= (1u << (n - j)) - 1;
 		while (mask) {
 			size_t k = j + (size_t)__builtin_ctz(mask);
-			float x;
 
 			mask &= mask - 1;
-			if (!(c[k] >= fl - margin) || !(c[k] >= lim) ||
-			    (long)(j0 + k) == skip)
-				continue;
-			x = bf_dot(a, jb->tgt + (j0 + k) * jb->d, jb->d);
-			if (x >= fl)
-				offer(h, r, x, (uint32_t)(j0 + k), &fl);
+			if (c[k] >= thr && (long)(j0 + k) != skip)
+				bf_offer(h, r, c[k], (uint32_t)(j0 + k), m2,
+					 &thr);
 		}
 	}
 }
 
-__attribute__((target("avx2")))
+/* one row of bf16 C (source `src`) for the rows of its columns j0..;
+ * thr[j]: each column's threshold (INFINITY: not in range) */
+__attribute__((target("avx512f")))
 static void feed_cols_bf(const struct job *jb, struct heap_set *h,
 			 const float *ci, size_t n, size_t j0, uint32_t src,
-			 float *fl, const float *marg)
+			 float *thr)
 {
-	size_t j = 0;
+	size_t j;
 
-	for (; j < n; j += 8) {
-		unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(
-			_mm256_loadu_ps(ci + j),
-			_mm256_sub_ps(_mm256_loadu_ps(fl + j),
-				      _mm256_loadu_ps(marg + j)),
-			_CMP_GE_OQ));
+	for (j = 0; j < n; j += 16) {
+		unsigned mask = (unsigned)_mm512_cmp_ps_mask(
+			_mm512_loadu_ps(ci + j), _mm512_loadu_ps(thr + j),
+			_CMP_GE_OQ);
 
-		if (n - j < 8)
+		if (n - j < 16)
 			mask &= (1u << (n - j)) - 1;
 		while (mask) {
 			size_t k = j + (size_t)__builtin_ctz(mask);
-			float x;
 
 			mask &= mask - 1;
-			if (jb->self && jb->self[j0 + k] == (long)src)
+			if (!(ci[k] >= thr[k]) ||
+			    (jb->self && jb->self[j0 + k] == (long)src))
 				continue;
-			x = bf_dot(jb->tgt + (j0 + k) * jb->d,
-				   jb->src + (size_t)src * jb->d, jb->d);
-			if (x >= fl[k])
-				offer(h, j0 + k - jb->row_begin, x, src,
-				      &fl[k]);
+			bf_offer(h, j0 + k - jb->row_begin, ci[k], src,
+				 jb->m2[j0 + k], &thr[k]);
 		}
 	}
 }
+
 /* the feeds of one bf16 chunk (C row stride BLK), as in worker() */
 static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
-		    size_t r0, size_t ch, size_t j0, size_t bj, size_t bi_,
-		    size_t bj_, int cols, float *fl, const float *marg,
-		    float *scratch)
+		    size_t r0, size_t ch, size_t j0, size_t bj, int cols,
+		    float *thr)
 {
 	size_t i;
 
 	for (i = 0; i < ch; i++) {
 		size_t row = r0 + i;
 		long skip;
-		float margin;
 
 		if (row < jb->row_begin || row >= jb->row_end)
 			continue;
 		skip = jb->self ? jb->self[row] :
 		       jb->symmetric ? (long)row : -1;
-		margin = bf_margin(jb->nrm_s[row], jb->err_s[row],
-				   jb->bmax_t[bj_], jb->bemax_t[bj_], jb->d);
-		feed_row_bf(jb, h, row - jb->row_begin, c + i * BLK, bj,
-			    (uint32_t)j0, skip, jb->src + row * jb->d, margin,
-			    scratch);
+		feed_row_bf(h, row - jb->row_begin, c + i * BLK, bj,
+			    (uint32_t)j0, skip, jb->m2[row]);
 	}
-	(void)bi_;
 	if (!cols)
 		return;
 	for (i = 0; i < ch; i++)
 		feed_cols_bf(jb, h, c + i * BLK, bj, j0, (uint32_t)(r0 + i),
-			     fl, marg);
+			     thr);
+}
+
+/*
+ * The exact top of source row `row` from c[0..k) (bf16 scores: every
+ * heap's and band list's entries for the row); `over`: a band list
+ * overflowed. Returns how many of c are exact, best first (at most M are
+ * needed); x (k floats) and fs, ft (M entries) are scratch.
+ */
+static size_t bf_finish(const struct job *jb, size_t row, struct cand *c,
+			size_t k, int over, float *x, float *fs, uint32_t *ft)
+{
+	const float *a = jb->src + row * jb->d;
+	long skip = jb->self ? jb->self[row] : jb->symmetric ? (long)row : -1;
+	double cut = -INFINITY;
+	uint32_t n = 0;
+	size_t i, j;
+
+	if (!over) {
+		if (k >= jb->m) {
+			for (i = 0; i < k; i++)
+				x[i] = c[i].s;
+			cut = (double)kth_largest(x, k, jb->m) - jb->m2[row];
+		}
+		for (i = j = 0; i < k; i++)
+			if (c[i].s >= cut) {
+				c[j].t = c[i].t;
+				c[j].s = bf_dot(a, jb->tgt + c[i].t * jb->d,
+						jb->d);
+				j++;
+			}
+		qsort(c, j, sizeof(*c), cand_cmp);
+		return j;
+	}
+	/* more scores within the band than the list holds: all, in fp32 */
+	for (j = 0; j < jb->n_tgt; j++)
+		if ((long)j != skip)
+			heap_push(fs, ft, &n, jb->m,
+				  bf_dot(a, jb->tgt + j * jb->d, jb->d),
+				  (uint32_t)j);
+	for (j = 0; j < n; j++) {
+		c[j].s = fs[j];
+		c[j].t = ft[j];
+	}
+	qsort(c, n, sizeof(*c), cand_cmp);
+	return n;
 }
 #endif
 
@@ -558,14 +677,12 @@ static void *worker(void *arg)
 	struct heap_set *h = ((void **)arg)[1];
 	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
 	float *fl = malloc(BLK * sizeof(*fl));
-	float *marg = malloc(BLK * sizeof(*marg));
-	float *scratch = malloc(BLK * sizeof(*scratch));
 	size_t it = 0, end = 0, j;
 
-	if (c == NULL || fl == NULL || marg == NULL || scratch == NULL)
+	if (c == NULL || fl == NULL)
 		goto out;
 	for (j = 0; j < BLK; j++)
-		fl[j] = marg[j] = INFINITY;	/* past a short block */
+		fl[j] = INFINITY;	/* past a short block */
 	while (next_item(jb, &it, &end)) {
 		size_t bi_ = jb->items[it] / jb->nb_tgt;
 		size_t bj_ = jb->items[it] % jb->nb_tgt;
@@ -589,15 +706,12 @@ static void *worker(void *arg)
 
 					fl[j] = heap_floor(h->score + r * h->m,
 							   h->n[r], h->m);
-				}
 #ifdef HAVE_AVX2_PATH
-				if (jb->bf16)
-					marg[j] = bf_margin(jb->nrm_t[row],
-							    jb->err_t[row],
-							    jb->bmax_s[bi_],
-							    jb->bemax_s[bi_],
-							    jb->d);
+					if (jb->bf16)	/* a threshold */
+						fl[j] = bf_thr(h, r,
+							       jb->m2[row]);
 #endif
+				}
 			}
 		/* CHUNK rows at a time: their scores stay in L2 between the
 		 * sgemm that writes them and the scans that read them */
@@ -607,8 +721,8 @@ static void *worker(void *arg)
 #ifdef HAVE_AVX2_PATH
 			if (jb->bf16) {
 				bf_chunk(jb, i0 + c0, ch, j0, bj, c);
-				bf_feed(jb, h, c, i0 + c0, ch, j0, bj, bi_,
-					bj_, cols, fl, marg, scratch);
+				bf_feed(jb, h, c, i0 + c0, ch, j0, bj, cols,
+					fl);
 				continue;
 			}
 #endif
@@ -658,20 +772,28 @@ static void *worker(void *arg)
 out:
 	free(c);
 	free(fl);
-	free(marg);
-	free(scratch);
 	return NULL;
 }
 
-static int heaps_init(struct heap_set *h, size_t rows, size_t m)
+/* heaps of m entries a row, with band lists when `side` */
+static int heaps_init(struct heap_set *h, size_t rows, size_t m, int side)
 {
 	size_t k = rows * m + 1;
 
+	memset(h, 0, sizeof(*h));
 	h->m = m;
 	h->tgt = malloc(k * sizeof(*h->tgt));
 	h->score = malloc(k * sizeof(*h->score));
 	h->n = calloc(rows ? rows : 1, sizeof(*h->n));
-	return h->tgt && h->score && h->n ? 0 : -1;
+	if (h->tgt == NULL || h->score == NULL || h->n == NULL)
+		return -1;
+	if (!side)
+		return 0;
+	k = rows * BF_SIDE + 1;
+	h->side_s = malloc(k * sizeof(*h->side_s));
+	h->side_t = malloc(k * sizeof(*h->side_t));
+	h->side_n = calloc(rows ? rows : 1, sizeof(*h->side_n));
+	return h->side_s && h->side_t && h->side_n ? 0 : -1;
 }
 
 static void heaps_release(struct heap_set *h)
@@ -679,20 +801,9 @@ static void heaps_release(struct heap_set *h)
 	free(h->tgt);
 	free(h->score);
 	free(h->n);
-}
-
-struct cand {
-	float s;
-	uint32_t t;
-};
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s > y->s ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
+	free(h->side_s);
+	free(h->side_t);
+	free(h->side_n);
 }
 
 /* what bf_prepare() allocates */
@@ -702,16 +813,17 @@ struct bf_mem {
 };
 
 #ifdef HAVE_AVX2_PATH
-/* norms (rounded up) of n rows and of their bf16 rounding errors, and the
- * largest of each per block of BLK; 0 if a value is not finite or too
- * large for the error bound to hold */
+/* norms (rounded up) of n rows and of their bf16 rounding errors, into
+ * nrm and err when not NULL, and the largest of each into *gn and *ge;
+ * 0 if a value is not finite or too large for the error bound to hold */
 static int bf_norms(const float *v, size_t n, size_t d, float *nrm,
-		    float *err, float *bmax, float *bemax)
+		    float *err, float *gn, float *ge)
 {
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		double q = 0, e = 0;
+		float qn, en;
 
 		for (k = 0; k < d; k++) {
 			float x = v[i * d + k], r;
@@ -723,12 +835,14 @@ static int bf_norms(const float *v, size_t n, size_t d, float *nrm,
 		}
 		if (!(q < 1e30))	/* NaN, inf, or near float overflow */
 			return 0;
-		nrm[i] = (float)(sqrt(q) * (1 + 1e-6));
-		err[i] = (float)(sqrt(e) * (1 + 1e-6));
-		if (i % BLK == 0 || nrm[i] > bmax[i / BLK])
-			bmax[i / BLK] = nrm[i];
-		if (i % BLK == 0 || err[i] > bemax[i / BLK])
-			bemax[i / BLK] = err[i];
+		qn = (float)(sqrt(q) * (1 + 1e-6));
+		en = (float)(sqrt(e) * (1 + 1e-6));
+		if (nrm != NULL) {
+			nrm[i] = qn;
+			err[i] = en;
+		}
+		*gn = qn > *gn ? qn : *gn;
+		*ge = en > *ge ? en : *ge;
 	}
 	return 1;
 }
@@ -762,48 +876,96 @@ static int bf_prepare(struct job *jb, struct bf_mem *m)
 {
 	size_t kpn = (jb->d + 1) / 2;
 	size_t rows = jb->n_src + BF_MR, panels = (jb->n_tgt + 31) / 32 * 2;
-	size_t nn = jb->symmetric ? jb->n_src : jb->n_src + jb->n_tgt;
-	size_t nb = jb->nb_src + jb->nb_tgt;
-	float *nrm_t, *bmax_s, *bmax_t, *err_s, *err_t, *bemax_s, *bemax_t;
+	float gn = 0, ge = 0, *nrm, *err;
+	size_t i;
 
 	m->a2 = calloc(rows * kpn, sizeof(*m->a2));
 	m->b2 = calloc(panels * kpn * 16, sizeof(*m->b2));
-	m->nrm = malloc(2 * (nn + nb + 1) * sizeof(*m->nrm));
+	m->nrm = malloc(3 * (jb->n_src + 1) * sizeof(*m->nrm));
 	if (m->a2 == NULL || m->b2 == NULL || m->nrm == NULL)
 		return -1;
-	err_s = m->nrm + nn;
-	bmax_s = err_s + nn;
-	bmax_t = bmax_s + jb->nb_src;
-	bemax_s = bmax_t + jb->nb_tgt;
-	bemax_t = bemax_s + jb->nb_src;
-	nrm_t = m->nrm + (jb->symmetric ? 0 : jb->n_src);
-	err_t = err_s + (jb->symmetric ? 0 : jb->n_src);
-	if (!bf_norms(jb->src, jb->n_src, jb->d, m->nrm, err_s, bmax_s,
-		      bemax_s))
+	nrm = m->nrm + jb->n_src + 1;
+	err = nrm + jb->n_src + 1;
+	if (!bf_norms(jb->src, jb->n_src, jb->d, nrm, err, &gn, &ge) ||
+	    (!jb->symmetric &&
+	     !bf_norms(jb->tgt, jb->n_tgt, jb->d, NULL, NULL, &gn, &ge)))
 		return 0;
-	if (jb->symmetric) {
-		memcpy(bmax_t, bmax_s, jb->nb_src * sizeof(*bmax_t));
-		memcpy(bemax_t, bemax_s, jb->nb_src * sizeof(*bemax_t));
-	} else if (!bf_norms(jb->tgt, jb->n_tgt, jb->d, nrm_t, err_t, bmax_t,
-			     bemax_t))
-		return 0;
+	/* twice the band, and room for rounding F - m2 (|F| <= |a| gn) */
+	for (i = 0; i < jb->n_src; i++)
+		m->nrm[i] = 2 * bf_margin(nrm[i], err[i], gn, ge, jb->d) +
+			    (float)ldexp((double)nrm[i] * gn, -20);
 	bf_rows(jb->src, jb->n_src, jb->d, kpn, m->a2);
 	bf_panels(jb->tgt, jb->n_tgt, jb->d, kpn, m->b2);
 	jb->a2 = m->a2;
 	jb->b2 = m->b2;
 	jb->kpn = kpn;
-	jb->nrm_s = m->nrm;
-	jb->nrm_t = nrm_t;
-	jb->err_s = err_s;
-	jb->err_t = err_t;
-	jb->bmax_s = bmax_s;
-	jb->bmax_t = bmax_t;
-	jb->bemax_s = bemax_s;
-	jb->bemax_t = bemax_t;
+	jb->m2 = m->nrm;
 	jb->bf16 = 1;
 	return 0;
 }
 #endif
+
+/* rows [r0, r1) of the result from every thread's heaps */
+struct merge {
+	const struct job *jb;
+	struct heap_set *hs;
+	size_t nt;
+	struct lb_candidates *out;
+	size_t r0, r1;
+	int rc, started;
+};
+
+static void *merger(void *arg)
+{
+	struct merge *mg = arg;
+	const struct job *jb = mg->jb;
+	size_t m = jb->m, cap = mg->nt * (m + BF_SIDE), r, t;
+	/* the entries, then bf_finish()'s scratch */
+	struct cand *c = malloc(cap * (sizeof(*c) + sizeof(float)) + m * 8);
+
+	if (c == NULL) {
+		mg->rc = -1;
+		return NULL;
+	}
+	for (r = mg->r0; r < mg->r1; r++) {
+		size_t k = 0, j;
+		int over = 0;
+
+		for (t = 0; t < mg->nt; t++) {
+			const struct heap_set *h = &mg->hs[t];
+
+			for (j = 0; j < h->n[r]; j++) {
+				c[k].s = h->score[r * m + j];
+				c[k].t = h->tgt[r * m + j];
+				k++;
+			}
+			if (!jb->bf16)
+				continue;
+			over |= h->side_n[r] > BF_SIDE;
+			for (j = 0; j < h->side_n[r] && j < BF_SIDE; j++) {
+				c[k].s = h->side_s[r * BF_SIDE + j];
+				c[k].t = h->side_t[r * BF_SIDE + j];
+				k++;
+			}
+		}
+#ifdef HAVE_AVX2_PATH
+		if (jb->bf16) {
+			float *x = (float *)(c + cap);
+			float *fs = x + cap;
+
+			k = bf_finish(jb, jb->row_begin + r, c, k, over, x, fs,
+				      (uint32_t *)(fs + m));
+		} else
+#endif
+			qsort(c, k, sizeof(*c), cand_cmp);
+		for (j = 0; j < k && j < m; j++) {
+			mg->out->target[r * m + j] = c[j].t;
+			mg->out->score[r * m + j] = c[j].s;
+		}
+	}
+	free(c);
+	return NULL;
+}
 
 int relate_topm(const float *src, size_t n_src, const float *tgt,
 		size_t n_tgt, size_t d, const long *self, size_t m,
@@ -814,9 +976,9 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	struct heap_set *hs = NULL;
 	pthread_t *tid = NULL;
 	void **args = NULL;
-	struct cand *tmp = NULL;
+	struct merge *mg = NULL;
 	struct bf_mem bfm = { 0 };
-	size_t rows, bi_, bj_, r, t, nt, n_heaps = 0;
+	size_t rows, bi_, bj_, t, nt, n_heaps = 0;
 	int rc = -1, blas_threads = openblas_get_num_threads();
 
 	memset(&jb, 0, sizeof(jb));
@@ -882,11 +1044,11 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	hs = calloc(nt, sizeof(*hs));
 	tid = calloc(nt, sizeof(*tid));
 	args = calloc(2 * nt, sizeof(*args));
-	tmp = malloc(nt * m * sizeof(*tmp));
-	if (hs == NULL || tid == NULL || args == NULL || tmp == NULL)
+	mg = calloc(nt, sizeof(*mg));
+	if (hs == NULL || tid == NULL || args == NULL || mg == NULL)
 		goto nomem;
 	for (n_heaps = 0; n_heaps < nt; n_heaps++)
-		if (heaps_init(&hs[n_heaps], rows, m) == -1) {
+		if (heaps_init(&hs[n_heaps], rows, m, jb.bf16) == -1) {
 			n_heaps++;
 			goto nomem;
 		}
@@ -907,22 +1069,28 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 		pthread_join(tid[t], NULL);
 	openblas_set_num_threads(blas_threads);
 
-	/* merge the threads' heaps, best first */
-	for (r = 0; r < rows; r++) {
-		size_t k = 0, j;
-
-		for (t = 0; t < nt; t++)
-			for (j = 0; j < hs[t].n[r]; j++) {
-				tmp[k].s = hs[t].score[r * m + j];
-				tmp[k].t = hs[t].tgt[r * m + j];
-				k++;
-			}
-		qsort(tmp, k, sizeof(*tmp), cand_cmp);
-		for (j = 0; j < k && j < m; j++) {
-			out->target[r * m + j] = tmp[j].t;
-			out->score[r * m + j] = tmp[j].s;
-		}
+	/* merge the threads' heaps, best first, rows split among threads */
+	for (t = 0; t < nt; t++) {
+		mg[t].jb = &jb;
+		mg[t].hs = hs;
+		mg[t].nt = nt;
+		mg[t].out = out;
+		mg[t].r0 = rows * t / nt;
+		mg[t].r1 = rows * (t + 1) / nt;
+		mg[t].rc = 0;
 	}
+	for (t = 1; t < nt; t++)
+		if (pthread_create(&tid[t], NULL, merger, &mg[t]) != 0)
+			merger(&mg[t]);
+		else
+			mg[t].started = 1;
+	merger(&mg[0]);
+	for (t = 1; t < nt; t++)
+		if (mg[t].started)
+			pthread_join(tid[t], NULL);
+	for (t = 0; t < nt; t++)
+		if (mg[t].rc == -1)
+			goto nomem;
 	rc = 0;
 	goto out;
 nomem:
@@ -934,7 +1102,7 @@ out:
 	free(hs);
 	free(tid);
 	free(args);
-	free(tmp);
+	free(mg);
 	free(jb.items);
 	free(bfm.a2);
 	free(bfm.b2);
