@@ -608,6 +608,32 @@ static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 			     thr);
 }
 
+#define BF_AHEAD 4	/* rechecks whose target rows are fetched ahead */
+
+/* starts fetching a row of d floats into the cache */
+static inline void bf_fetch(const float *v, size_t d)
+{
+	size_t k;
+
+	for (k = 0; k < d; k += 16)
+		_mm_prefetch((const char *)(v + k), _MM_HINT_T0);
+}
+
+/* sorts c[0..n) best first (n is small: about 1.5 M) */
+static void cand_sort(struct cand *c, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct cand x = c[i];
+
+		for (j = i; j > 0 && worse(c[j - 1].s, c[j - 1].t, x.s, x.t);
+		     j--)
+			c[j] = c[j - 1];
+		c[j] = x;
+	}
+}
+
 /*
  * The exact top of source row `row` from c[0..k) (bf16 scores: every
  * heap's and band list's entries for the row); `over`: a band list
@@ -630,13 +656,18 @@ static size_t bf_finish(const struct job *jb, size_t row, struct cand *c,
 			cut = (double)kth_largest(x, k, jb->m) - jb->m2[row];
 		}
 		for (i = j = 0; i < k; i++)
-			if (c[i].s >= cut) {
-				c[j].t = c[i].t;
-				c[j].s = bf_dot(a, jb->tgt + c[i].t * jb->d,
+			if (c[i].s >= cut)
+				c[j++].t = c[i].t;
+		/* the rows are scattered: fetch a few ahead */
+		for (i = 0; i < j + BF_AHEAD; i++) {
+			if (i + BF_AHEAD < j)
+				bf_fetch(jb->tgt + c[i + BF_AHEAD].t * jb->d,
+					 jb->d);
+			if (i < j)
+				c[i].s = bf_dot(a, jb->tgt + c[i].t * jb->d,
 						jb->d);
-				j++;
-			}
-		qsort(c, j, sizeof(*c), cand_cmp);
+		}
+		cand_sort(c, j);
 		return j;
 	}
 	/* more scores within the band than the list holds: all, in fp32 */
@@ -649,7 +680,7 @@ static size_t bf_finish(const struct job *jb, size_t row, struct cand *c,
 		c[j].s = fs[j];
 		c[j].t = ft[j];
 	}
-	qsort(c, n, sizeof(*c), cand_cmp);
+	cand_sort(c, n);
 	return n;
 }
 #endif
