@@ -61,6 +61,7 @@
 #define BLK 512		/* the grid: never depends on ranges or threads */
 #endif
 #define BF_SIDE 64	/* bf16 path: band list entries a row */
+#define RELATE_MAX_THREADS 256
 #ifndef CHUNK
 #define CHUNK 128	/* rows of one sgemm call within a block pair */
 #endif
@@ -686,6 +687,28 @@ static size_t bf_finish(const struct job *jb, size_t row, struct cand *c,
 #endif
 
 /*
+ * Runs fn on args[0..nt) (each `size` bytes), args[0] in this thread and
+ * the others in threads of their own; one that cannot start runs here.
+ */
+static void run_threads(size_t nt, void *(*fn)(void *), void *args,
+			size_t size)
+{
+	pthread_t tid[RELATE_MAX_THREADS];
+	int started[RELATE_MAX_THREADS] = { 0 };
+	size_t t;
+
+	for (t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, fn,
+					    (char *)args + t * size) == 0;
+	fn(args);
+	for (t = 1; t < nt; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			fn((char *)args + t * size);
+}
+
+/*
  * This thread's next work item. Cross-set, a thread takes all the items of
  * a row block at once (group = nb_tgt), so that each row's heap lives in
  * one thread and its floor rises over all targets, not over each thread's
@@ -702,10 +725,16 @@ static int next_item(struct job *jb, size_t *it, size_t *end)
 	return *it < jb->n_items;
 }
 
+/* a worker's job and heaps */
+struct work {
+	struct job *jb;
+	struct heap_set *h;
+};
+
 static void *worker(void *arg)
 {
-	struct job *jb = ((void **)arg)[0];
-	struct heap_set *h = ((void **)arg)[1];
+	struct job *jb = ((struct work *)arg)->jb;
+	struct heap_set *h = ((struct work *)arg)->h;
 	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
 	float *fl = malloc(BLK * sizeof(*fl));
 	size_t it = 0, end = 0, j;
@@ -889,44 +918,94 @@ static void bf_rows(const float *v, size_t n, size_t d, size_t kpn,
 			out[i * kpn + k] = bf16_pair(v + i * d, d, k);
 }
 
-/* pairs of n rows in panels of 16 rows: [panel][kpn][16] */
-static void bf_panels(const float *v, size_t n, size_t d, size_t kpn,
-		      uint32_t *out)
+/* pairs of rows [i0, i1) of v in panels of 16 rows: [panel][kpn][16] */
+static void bf_panels(const float *v, size_t i0, size_t i1, size_t d,
+		      size_t kpn, uint32_t *out)
 {
 	size_t i, k;
 
-	for (i = 0; i < n; i++)
+	for (i = i0; i < i1; i++)
 		for (k = 0; k < kpn; k++)
 			out[((i / 16) * kpn + k) * 16 + i % 16] =
 				bf16_pair(v + i * d, d, k);
 }
 
-/* jb->bf16 = 1 with the bf16 copies and norms, or 0 (non-finite input);
- * -1 when out of memory */
-static int bf_prepare(struct job *jb, struct bf_mem *m)
+/* one thread's share of bf_prepare(): source rows [s0, s1), target rows
+ * [t0, t1) (panels of 16 never shared) */
+struct prep {
+	const struct job *jb;
+	struct bf_mem *m;
+	float *nrm, *err;
+	size_t s0, s1, t0, t1;
+	float gn, ge;		/* the largest norm and error seen */
+	int ok;			/* 0: a value bf16 cannot bound */
+};
+
+static void *prep_rows(void *arg)
+{
+	struct prep *p = arg;
+	const struct job *jb = p->jb;
+	size_t d = jb->d, kpn = (d + 1) / 2;
+
+	p->ok = bf_norms(jb->src + p->s0 * d, p->s1 - p->s0, d,
+			 p->nrm + p->s0, p->err + p->s0, &p->gn, &p->ge);
+	bf_rows(jb->src + p->s0 * d, p->s1 - p->s0, d, kpn,
+		p->m->a2 + p->s0 * kpn);
+	if (!jb->symmetric)
+		p->ok &= bf_norms(jb->tgt + p->t0 * d, p->t1 - p->t0, d, NULL,
+				  NULL, &p->gn, &p->ge);
+	bf_panels(jb->tgt, p->t0, p->t1, d, kpn, p->m->b2);
+	return NULL;
+}
+
+/* jb->bf16 = 1 with the bf16 copies and bands, or 0 (non-finite input);
+ * -1 when out of memory. The work is split among nt threads. */
+static int bf_prepare(struct job *jb, struct bf_mem *m, size_t nt)
 {
 	size_t kpn = (jb->d + 1) / 2;
 	size_t rows = jb->n_src + BF_MR, panels = (jb->n_tgt + 31) / 32 * 2;
 	float gn = 0, ge = 0, *nrm, *err;
-	size_t i;
+	struct prep *p = calloc(nt, sizeof(*p));
+	size_t i, t;
+	int ok = 1;
 
 	m->a2 = calloc(rows * kpn, sizeof(*m->a2));
 	m->b2 = calloc(panels * kpn * 16, sizeof(*m->b2));
 	m->nrm = malloc(3 * (jb->n_src + 1) * sizeof(*m->nrm));
-	if (m->a2 == NULL || m->b2 == NULL || m->nrm == NULL)
+	if (p == NULL || m->a2 == NULL || m->b2 == NULL || m->nrm == NULL) {
+		free(p);
 		return -1;
+	}
 	nrm = m->nrm + jb->n_src + 1;
 	err = nrm + jb->n_src + 1;
-	if (!bf_norms(jb->src, jb->n_src, jb->d, nrm, err, &gn, &ge) ||
-	    (!jb->symmetric &&
-	     !bf_norms(jb->tgt, jb->n_tgt, jb->d, NULL, NULL, &gn, &ge)))
+	for (t = 0; t < nt; t++) {
+		p[t].jb = jb;
+		p[t].m = m;
+		p[t].nrm = nrm;
+		p[t].err = err;
+		p[t].s0 = jb->n_src * t / nt;
+		p[t].s1 = jb->n_src * (t + 1) / nt;
+		p[t].t0 = t == 0 ? 0 : (jb->n_tgt * t / nt + 15) / 16 * 16;
+		p[t].t1 = t + 1 == nt ? jb->n_tgt :
+			  (jb->n_tgt * (t + 1) / nt + 15) / 16 * 16;
+		if (p[t].t0 > jb->n_tgt)
+			p[t].t0 = jb->n_tgt;
+		if (p[t].t1 > jb->n_tgt)
+			p[t].t1 = jb->n_tgt;
+	}
+	run_threads(nt, prep_rows, p, sizeof(*p));
+	for (t = 0; t < nt; t++) {
+		ok &= p[t].ok;
+		gn = p[t].gn > gn ? p[t].gn : gn;
+		ge = p[t].ge > ge ? p[t].ge : ge;
+	}
+	free(p);
+	if (!ok)
 		return 0;
 	/* twice the band, and room for rounding F - m2 (|F| <= |a| gn) */
 	for (i = 0; i < jb->n_src; i++)
 		m->nrm[i] = 2 * bf_margin(nrm[i], err[i], gn, ge, jb->d) +
 			    (float)ldexp((double)nrm[i] * gn, -20);
-	bf_rows(jb->src, jb->n_src, jb->d, kpn, m->a2);
-	bf_panels(jb->tgt, jb->n_tgt, jb->d, kpn, m->b2);
 	jb->a2 = m->a2;
 	jb->b2 = m->b2;
 	jb->kpn = kpn;
@@ -943,7 +1022,7 @@ struct merge {
 	size_t nt;
 	struct lb_candidates *out;
 	size_t r0, r1;
-	int rc, started;
+	int rc;
 };
 
 static void *merger(void *arg)
@@ -1005,8 +1084,7 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 {
 	struct job jb;
 	struct heap_set *hs = NULL;
-	pthread_t *tid = NULL;
-	void **args = NULL;
+	struct work *wk = NULL;
 	struct merge *mg = NULL;
 	struct bf_mem bfm = { 0 };
 	size_t rows, bi_, bj_, t, nt, n_heaps = 0;
@@ -1032,6 +1110,8 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	nt = threads > 0 ? (size_t)threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (nt < 1)
 		nt = 1;
+	if (nt > RELATE_MAX_THREADS)
+		nt = RELATE_MAX_THREADS;
 	jb.src = src;
 	jb.tgt = tgt;
 	jb.n_src = n_src;
@@ -1051,7 +1131,7 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 #ifdef HAVE_AVX2_PATH
 	if (jb.avx2 && __builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bf16") &&
-	    !getenv("LINKBOT_NO_BF16") && bf_prepare(&jb, &bfm) == -1)
+	    !getenv("LINKBOT_NO_BF16") && bf_prepare(&jb, &bfm, nt) == -1)
 		goto nomem;
 #endif
 	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));
@@ -1073,10 +1153,9 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	if (nt > (jb.n_items + jb.group - 1) / jb.group)
 		nt = (jb.n_items + jb.group - 1) / jb.group;
 	hs = calloc(nt, sizeof(*hs));
-	tid = calloc(nt, sizeof(*tid));
-	args = calloc(2 * nt, sizeof(*args));
+	wk = calloc(nt, sizeof(*wk));
 	mg = calloc(nt, sizeof(*mg));
-	if (hs == NULL || tid == NULL || args == NULL || mg == NULL)
+	if (hs == NULL || wk == NULL || mg == NULL)
 		goto nomem;
 	for (n_heaps = 0; n_heaps < nt; n_heaps++)
 		if (heaps_init(&hs[n_heaps], rows, m, jb.bf16) == -1) {
@@ -1086,18 +1165,10 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 
 	openblas_set_num_threads(1);
 	for (t = 0; t < nt; t++) {
-		args[2 * t] = &jb;
-		args[2 * t + 1] = &hs[t];
-		if (t > 0 && pthread_create(&tid[t], NULL, worker,
-					    &args[2 * t]) != 0) {
-			/* run what could not start in this thread */
-			nt = t;
-			break;
-		}
+		wk[t].jb = &jb;
+		wk[t].h = &hs[t];
 	}
-	worker(&args[0]);
-	for (t = 1; t < nt; t++)
-		pthread_join(tid[t], NULL);
+	run_threads(nt, worker, wk, sizeof(*wk));
 	openblas_set_num_threads(blas_threads);
 
 	/* merge the threads' heaps, best first, rows split among threads */
@@ -1110,15 +1181,7 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 		mg[t].r1 = rows * (t + 1) / nt;
 		mg[t].rc = 0;
 	}
-	for (t = 1; t < nt; t++)
-		if (pthread_create(&tid[t], NULL, merger, &mg[t]) != 0)
-			merger(&mg[t]);
-		else
-			mg[t].started = 1;
-	merger(&mg[0]);
-	for (t = 1; t < nt; t++)
-		if (mg[t].started)
-			pthread_join(tid[t], NULL);
+	run_threads(nt, merger, mg, sizeof(*mg));
 	for (t = 0; t < nt; t++)
 		if (mg[t].rc == -1)
 			goto nomem;
@@ -1131,8 +1194,7 @@ out:
 	for (t = 0; t < n_heaps; t++)
 		heaps_release(&hs[t]);
 	free(hs);
-	free(tid);
-	free(args);
+	free(wk);
 	free(mg);
 	free(jb.items);
 	free(bfm.a2);
