@@ -529,18 +529,29 @@ static inline float bf_thr(const struct heap_set *h, size_t r, float m2)
 	return h->n[r] < h->m ? -INFINITY : h->score[r * h->m] - m2;
 }
 
-/* bf16 scores c[0..n) of targets j0.. for row r, but target skip */
+/*
+ * bf16 scores c[0..n) of targets j0.. for row r, but target skip. A row's
+ * first chunk fills its heap: its M-th best score T bounds the final floor
+ * from below, so scores below T - m2 are passed over at once (x: n floats
+ * of scratch), and the heap sees about 1.5 M scores instead of n.
+ */
 __attribute__((target("avx512f")))
 static void feed_row_bf(struct heap_set *h, size_t r, const float *c,
-			size_t n, uint32_t j0, long skip, float m2)
+			size_t n, uint32_t j0, long skip, float m2, float *x)
 {
-	float thr = bf_thr(h, r, m2);
+	float thr = bf_thr(h, r, m2), lim = -INFINITY;
 	size_t j;
 
+	if (h->n[r] == 0 && n > h->m) {
+		memcpy(x, c, n * sizeof(*x));
+		if (skip >= (long)j0 && skip < (long)(j0 + n))
+			x[skip - (long)j0] = -INFINITY;
+		lim = kth_largest(x, n, h->m) - m2;
+	}
 	for (j = 0; j < n; j += 16) {
+		float t = thr > lim ? thr : lim;
 		unsigned mask = (unsigned)_mm512_cmp_ps_mask(
-			_mm512_loadu_ps(c + j), _mm512_set1_ps(thr),
-			_CMP_GE_OQ);
+			_mm512_loadu_ps(c + j), _mm512_set1_ps(t), _CMP_GE_OQ);
 
 		if (n - j < 16)
 			mask &= (1u << (n - j)) - 1;
@@ -548,7 +559,8 @@ static void feed_row_bf(struct heap_set *h, size_t r, const float *c,
 			size_t k = j + (size_t)__builtin_ctz(mask);
 
 			mask &= mask - 1;
-			if (c[k] >= thr && (long)(j0 + k) != skip)
+			if (c[k] >= thr && c[k] >= lim &&
+			    (long)(j0 + k) != skip)
 				bf_offer(h, r, c[k], (uint32_t)(j0 + k), m2,
 					 &thr);
 		}
@@ -587,7 +599,7 @@ static void feed_cols_bf(const struct job *jb, struct heap_set *h,
 /* the feeds of one bf16 chunk (C row stride BLK), as in worker() */
 static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 		    size_t r0, size_t ch, size_t j0, size_t bj, int cols,
-		    float *thr)
+		    float *thr, float *x)
 {
 	size_t i;
 
@@ -600,7 +612,7 @@ static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 		skip = jb->self ? jb->self[row] :
 		       jb->symmetric ? (long)row : -1;
 		feed_row_bf(h, row - jb->row_begin, c + i * BLK, bj,
-			    (uint32_t)j0, skip, jb->m2[row]);
+			    (uint32_t)j0, skip, jb->m2[row], x);
 	}
 	if (!cols)
 		return;
@@ -736,7 +748,7 @@ static void *worker(void *arg)
 	struct job *jb = ((struct work *)arg)->jb;
 	struct heap_set *h = ((struct work *)arg)->h;
 	float *c = malloc((size_t)CHUNK * BLK * sizeof(*c));
-	float *fl = malloc(BLK * sizeof(*fl));
+	float *fl = malloc(2 * BLK * sizeof(*fl));	/* + scratch */
 	size_t it = 0, end = 0, j;
 
 	if (c == NULL || fl == NULL)
@@ -782,7 +794,7 @@ static void *worker(void *arg)
 			if (jb->bf16) {
 				bf_chunk(jb, i0 + c0, ch, j0, bj, c);
 				bf_feed(jb, h, c, i0 + c0, ch, j0, bj, cols,
-					fl);
+					fl, fl + BLK);
 				continue;
 			}
 #endif
