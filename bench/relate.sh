@@ -79,6 +79,8 @@ val() { # file-glob key
 speed() { # tag, then the env command prefix
 	local tag=$1; shift
 	echo "== relate speed ($tag): N=$N d=256 M=32, best of $REPEAT"
+	# (an earlier run's files would take part in the best-of)
+	rm -f "$out/relate-speed-$tag-"*.txt "$out/relate-faiss-$tag-"*.txt
 	for i in $(seq "$REPEAT"); do
 		"$@" "$out/relate_speed" "$N" 256 32 >"$out/relate-speed-$tag-$i.txt"
 		"$@" "$out/relate_faiss" "$N" 256 32 >"$out/relate-faiss-$tag-$i.txt"
