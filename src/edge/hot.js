@@ -44,6 +44,9 @@ function urlValue(q) {
         var p = parts[i];
         if (p.substring(0, 4) === 'url=') {
             var v = p.substring(4);
+            /* a literal '?': the parameters after it are its query */
+            if (v.indexOf('?') >= 0 && i + 1 < parts.length)
+                return null;
             if (v.indexOf('+') >= 0)
                 v = v.replace(/\+/g, ' ');
             if (v.indexOf('%') >= 0) {
