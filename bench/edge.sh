@@ -3,8 +3,9 @@
 #
 # A store of $BENCH_PAGES pages (default 100,000; gzipped answers laid out as
 # docs/store.md says) is served twice on loopback, each by one nginx worker:
-#   edge    `linkbot preview` (njs: route, validate, page ID, endpoint.json,
-#           try_files) answering /bench/blog/related-links?url=<page URL>
+#   edge    `linkbot preview` (njs: route, validate, page ID; try_files
+#           through the state marker) answering
+#           /bench/blog/related-links?url=<page URL>
 #   static  plain nginx serving the same objects as files by their key
 # wrk (1 thread, 32 connections, random pages, Accept-Encoding: gzip) runs
 # both for $BENCH_SECONDS (5) each, $BENCH_ROUNDS (3) rounds, alternating who
@@ -25,7 +26,8 @@ CONNS=${BENCH_CONNECTIONS:-32}
 command -v wrk >/dev/null || { echo "bench/edge: wrk missing (ci/install-deps --bench)" >&2; exit 1; }
 
 store=$PWD/$BUILD/bench/edge-store
-if [ "$(cat "$store/.pages" 2>/dev/null)" != "$PAGES" ]; then
+if [ "$(cat "$store/.pages" 2>/dev/null)" != "$PAGES" ] ||
+	[ ! -L "$store/bench/blog/active-standard" ]; then
 	echo "bench/edge: writing a store of $PAGES pages to $store"
 	rm -rf "$store"
 	python3 - "$store" "$PAGES" <<-'PY'
@@ -36,6 +38,7 @@ if [ "$(cat "$store/.pages" 2>/dev/null)" != "$PAGES" ]; then
 	json.dump({"variant": "standard", "state": "active", "links": 8, "query_params": [],
 	           "not_indexed": "random", "updated": "2026-11-22T00:00:00Z"},
 	          open(os.path.join(ep, "endpoint.json"), "w"))
+	os.symlink("pages", os.path.join(ep, "active-standard"))  # the state marker
 	link = lambda t, i: {"type": t, "title": "Page %d of the bench blog" % i,
 	                     "url": "https://bench.example/p/%d" % i, "url_path": "/p/%d" % i}
 	json.dump({"links": [link("random", i) for i in range(0, n, max(1, n // 1000))]},

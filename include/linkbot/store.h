@@ -20,7 +20,10 @@
  * directory store writes ".name.pid.tmp" and renames it; its meta is not
  * stored (docs/store.md: gzip is implied by the key). Deleting a missing
  * key succeeds. store_list() calls fn with each key (relative to the root
- * or prefix, as given to store_put) in sorted order.
+ * or prefix, as given to store_put) in sorted order; links are not objects
+ * and are not listed. store_link() is the directory store's state marker
+ * (docs/store.md): a symbolic link the edge's hot path looks through; the
+ * S3 store has none and does nothing.
  * See docs/publish.md.
  */
 #ifndef LINKBOT_STORE_H
@@ -54,6 +57,13 @@ typedef int (*store_list_fn)(const char *key, void *arg);
 int store_list(struct lb_store *st, const char *prefix, store_list_fn fn,
 	       void *arg, struct lb_error *err);
 int store_flush(struct lb_store *st, struct lb_error *err);
+/*
+ * Directory store: makes key a symbolic link to target (a path relative to
+ * the key's folder), replacing whatever key was at once; target NULL
+ * removes it (a missing key is success). Not queued. S3 store: nothing.
+ */
+int store_link(struct lb_store *st, const char *key, const char *target,
+	       struct lb_error *err);
 
 /* "dir:/abs/path" or "s3://bucket/prefix", for messages. */
 const char *store_describe(const struct lb_store *st);

@@ -6,21 +6,36 @@
  * self-contained (no import of core.js), and handles only the common shape:
  * GET/HEAD from a gzip client on the Standard or Enterprise route, a `url`
  * that is printable ASCII without escapes after query decoding, without dot
- * segments or doubled slashes, on an active endpoint. For those it returns
- * the page file "/<client>/<endpoint>/pages/<id>.json" and nginx's try_files
- * serves it; for anything else (and a page that does not exist) it returns
- * "/_edge", and njs.js with the full core (core.js, pageid.js) decides.
+ * segments or doubled slashes. For those it returns a page file and nginx's
+ * try_files serves it; for anything else it returns "/_edge", and njs.js
+ * with the full core (core.js, pageid.js) decides. So does nginx when the
+ * file is not there (a page not indexed, or no marker).
  *
- * fastKey() must give pageid.normalize()'s key whenever it gives one; the
- * edge tests check that on the shared vectors and thousands of generated URLs.
+ * The page file goes through the endpoint's state marker (docs/store.md):
+ * "/<client>/<endpoint>/active-<variant>/<id>.json", where active-<variant>
+ * is a link to pages/ that the publisher keeps only while endpoint.json
+ * says "active" with that variant. So the state and variant are checked by
+ * the same lookup that finds the page, and endpoint.json is not read. Only
+ * a URL with a query reads it, since its page ID depends on query_params.
+ *
+ * Each step here costs a few tenths of a microsecond, and the first regular
+ * expression and the first hash of a request more (bench/RESULTS.md, edge):
+ * so the common form (`url` the first parameter, no query or fragment in
+ * it, no escape but %2F and %3A) is read by one expression, HOT; the rest
+ * by urlValue() and fastKey(). Both must give pageid.normalize()'s key
+ * whenever they give one; the edge tests check that on the shared vectors
+ * and thousands of generated URLs.
  */
 
 var EDGE = '/_edge';
-var ROUTE = /^\/(il\/)?([a-z0-9][a-z0-9_-]{0,63})\/([a-z0-9][a-z0-9_-]{0,63})\/related-links\?([\x21-\x7e]*)$/;
-var SCHEME = /^https?:\/\//i;
-var HOST = /^[A-Za-z0-9][A-Za-z0-9.\-]*(:[0-9]{1,5})?(?=[\/?#]|$)/;
-var PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@\/]*$/;
-var DOTS = /\/\/|\/\.\.?(\/|$)/;
+/*
+ * The common form: a route, `url` first, a value of [scheme] [host[:port]]
+ * [path] with no query, fragment or escape but %3A and %2F (":" and "/"),
+ * and no empty, "." or ".." segment. 1: "/il" (Enterprise);
+ * 2: "/<client>/<endpoint>/"; 3: the raw value; 4: its raw path without the
+ * trailing slash. (A literal: njs compiles it once, not per request.)
+ */
+var HOT = /^(\/il)?(\/[a-z0-9][a-z0-9_-]{0,63}\/[a-z0-9][a-z0-9_-]{0,63}\/)related-links\?url=((?:[hH][tT][tT][pP][sS]?(?::|%3[aA])(?:\/|%2[fF]){2})?(?:[a-zA-Z0-9][a-zA-Z0-9.\-]*(?:(?::|%3[aA])[0-9]{1,5})?(?=\/|%2[fF]|&|$)|(?=\/|%2[fF]))((?:(?:\/|%2[fF])(?!\.\.?(?:\/|%2[fF]|&|$))[a-zA-Z0-9\-._~!$'()*,;=:@]+)*)(?:\/|%2[fF])?)(?:&|$)/;
 
 /* The first `url` parameter of the raw query, decoded; null: ask the core. */
 function urlValue(q) {
@@ -29,6 +44,9 @@ function urlValue(q) {
         var p = parts[i];
         if (p.substring(0, 4) === 'url=') {
             var v = p.substring(4);
+            /* a literal '?': the parameters after it are its query */
+            if (v.indexOf('?') >= 0 && i + 1 < parts.length)
+                return null;
             if (v.indexOf('+') >= 0)
                 v = v.replace(/\+/g, ' ');
             if (v.indexOf('%') >= 0) {
@@ -57,6 +75,11 @@ function urlValue(q) {
  * the value needs the full rules (or is invalid: the core says why).
  */
 function fastKey(v) {
+    /* (inside: a literal at the top is made for every request) */
+    var SCHEME = /^https?:\/\//i;
+    var HOST = /^[A-Za-z0-9][A-Za-z0-9.\-]*(:[0-9]{1,5})?(?=[\/?#]|$)/;
+    var PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@\/]*$/;
+    var DOTS = /\/\/|\/\.\.?(\/|$)/;
     if (v.length === 0 || v.length > 2048 || !/^[\x21-\x7e]+$/.test(v) ||
         v.indexOf('%') >= 0 || v.indexOf('\\') >= 0)
         return null;
@@ -86,6 +109,36 @@ function fastKey(v) {
     return { key: path, query: q >= 0 && /[^&]/.test(rest.substring(q + 1)) };
 }
 
+function id(key) {
+    return require('crypto').createHash('sha256').update(key).digest('hex')
+        .substring(0, 32);
+}
+
+/* Anything but the common form; today's rules, endpoint.json for a query. */
+function other(r, uri) {
+    var ROUTE = /^\/(il\/)?([a-z0-9][a-z0-9_-]{0,63})\/([a-z0-9][a-z0-9_-]{0,63})\/related-links\?([\x21-\x7e]*)$/;
+    var m = ROUTE.exec(uri);
+    if (m === null)
+        return EDGE;
+    var v = urlValue(m[4]);
+    if (v === null)
+        return EDGE;
+    var k = fastKey(v);
+    if (k === null)
+        return EDGE;
+    var base = '/' + m[2] + '/' + m[3] + '/';
+    var variant = m[1] ? 'enterprise' : 'standard';
+    if (!k.query)
+        return base + 'active-' + variant + '/' + id(k.key) + '.json';
+    var ep = JSON.parse(require('fs').readFileSync(
+        r.variables.lb_root + base + 'endpoint.json'));
+    if (ep.state !== 'active' ||
+        (ep.variant === undefined ? 'standard' : ep.variant) !== variant ||
+        (Array.isArray(ep.query_params) && ep.query_params.length > 0))
+        return EDGE;
+    return base + 'pages/' + id(k.key) + '.json';
+}
+
 function page(r) {
     try {
         if (r.variables.lb_mode !== 'dir' ||
@@ -95,26 +148,15 @@ function page(r) {
         if (!ae || ae.indexOf('gzip') < 0 || ae.indexOf('q=0') >= 0 ||
             ae.indexOf('Q=0') >= 0)
             return EDGE;
-        var m = ROUTE.exec(r.variables.request_uri);
-        if (m === null)
-            return EDGE;
-        var v = urlValue(m[4]);
-        if (v === null)
-            return EDGE;
-        var k = fastKey(v);
-        if (k === null)
-            return EDGE;
-        var base = '/' + m[2] + '/' + m[3] + '/';
-        var ep = JSON.parse(require('fs').readFileSync(
-            r.variables.lb_root + base + 'endpoint.json'));
-        if (ep.state !== 'active' ||
-            (ep.variant === undefined ? 'standard' : ep.variant) !==
-                (m[1] ? 'enterprise' : 'standard') ||
-            (k.query && Array.isArray(ep.query_params) &&
-             ep.query_params.length > 0))
-            return EDGE;
-        return base + 'pages/' + require('crypto').createHash('sha256')
-            .update(k.key).digest('hex').substring(0, 32) + '.json';
+        var uri = r.variables.request_uri;
+        var m = HOT.exec(uri);
+        if (m === null || m[3].length > 2048)
+            return other(r, uri);
+        var p = m[4];
+        if (p.indexOf('%') >= 0)
+            p = decodeURIComponent(p);
+        return m[2] + (m[1] ? 'active-enterprise/' : 'active-standard/') +
+            id(p.length > 0 ? p : '/') + '.json';
     } catch (e) {
         return EDGE;
     }

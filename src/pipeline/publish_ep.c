@@ -156,6 +156,39 @@ out:
 	return rc;
 }
 
+/*
+ * The state markers of a directory store (docs/store.md): the link
+ * <client>/<endpoint>/active-<variant> -> pages exists only while the
+ * descriptor says "active" with that variant, and the edge's hot path serves
+ * pages through it without reading the descriptor. So every marker that the
+ * new descriptor will not vouch for is removed (and synced) before it is
+ * written, and the new one is made after: at any moment, and after a crash
+ * at any point, a marker means what it says. No marker only means the edge
+ * reads the descriptor.
+ */
+static int put_markers(struct lb_store *st, const struct lb_client *cl,
+		       const struct lb_endpoint *ep, enum lb_ep_state state,
+		       int after, struct lb_error *err)
+{
+	static const enum lb_variant variants[] = {
+		LB_VARIANT_STANDARD, LB_VARIANT_ENTERPRISE
+	};
+	char key[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		int keep = state == LB_EP_ACTIVE && ep->variant == variants[i];
+
+		if (keep != after)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s/active-%s", cl->id, ep->id,
+			 config_variant_name(variants[i]));
+		if (store_link(st, key, keep ? "pages" : NULL, err) < 0)
+			return -1;
+	}
+	return after ? 0 : store_flush(st, err);
+}
+
 static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 			  const struct lb_endpoint *ep, enum lb_ep_state state,
 			  const struct lb_run_opts *opts, struct lb_error *err)
@@ -191,8 +224,10 @@ static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 		rc = 0;
 		goto out;
 	}
-	if (store_put(st, key, json, strlen(json), &plain_meta, err) < 0 ||
-	    store_flush(st, err) < 0)
+	if (put_markers(st, cl, ep, state, 0, err) < 0 ||
+	    store_put(st, key, json, strlen(json), &plain_meta, err) < 0 ||
+	    store_flush(st, err) < 0 ||
+	    put_markers(st, cl, ep, state, 1, err) < 0)
 		goto out;
 	rc = 0;
 	goto out;

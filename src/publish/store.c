@@ -123,6 +123,16 @@ int store_flush(struct lb_store *st, struct lb_error *err)
 	return st->ops->flush(st, err);
 }
 
+int store_link(struct lb_store *st, const char *key, const char *target,
+	       struct lb_error *err)
+{
+	if (check_key(key, 0, err) < 0)
+		return -1;
+	if (st->ops->link == NULL)
+		return 0;
+	return st->ops->link(st, key, target, err);
+}
+
 const char *store_describe(const struct lb_store *st)
 {
 	return st->describe;

@@ -9,6 +9,9 @@
  * the publisher flushes before it writes the manifest, so after a power
  * loss the manifest never names data that did not reach the disk.
  * Headers are implied by the key (docs/store.md): pages/ are gzipped JSON.
+ * Links (the endpoints' state markers, store_link()) are made the same way:
+ * a hidden link beside the key, renamed over it. They are not objects:
+ * listing skips them (and never descends through one into pages/).
  */
 #define _GNU_SOURCE	/* syncfs() */
 #include <dirent.h>
@@ -195,12 +198,17 @@ static int walk(const char *root, const char *rel, const char *prefix,
 			is_dir = 1;
 		else if (de->d_type == DT_REG)
 			is_dir = 0;
+		else if (de->d_type == DT_LNK)
+			is_dir = -1;
 		else {
 			full = lb_path_join(root, key);
-			is_dir = full && stat(full, &sb) == 0 && S_ISDIR(sb.st_mode);
+			is_dir = full && lstat(full, &sb) == 0 ?
+				(S_ISLNK(sb.st_mode) ? -1 : S_ISDIR(sb.st_mode)) : 0;
 			free(full);
 		}
-		if (is_dir) {
+		if (is_dir < 0) {
+			;	/* a link (a state marker): not an object */
+		} else if (is_dir) {
 			/* Descend only where the prefix can still match. */
 			size_t kl = strlen(key), pl = strlen(prefix);
 			if (strncmp(key, prefix, kl < pl ? kl : pl) == 0)
@@ -280,6 +288,54 @@ static int dir_flush(struct lb_store *st, struct lb_error *err)
 	return rc;
 }
 
+static int dir_link(struct lb_store *st, const char *key, const char *target,
+		    struct lb_error *err)
+{
+	struct dir_store *d = (struct dir_store *)st;
+	char *path = NULL, *tmp = NULL, *slash;
+	size_t n;
+	int r, rc = -1;
+
+	if ((path = join(d, key, err)) == NULL)
+		return -1;
+	if (target == NULL) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
+		else
+			rc = 0;
+		goto out;
+	}
+	n = strlen(path) + 32;
+	if ((tmp = malloc(n)) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	slash = strrchr(path, '/');
+	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
+		 slash + 1, (long)getpid());
+	unlink(tmp);	/* one that a killed run with this pid left */
+	r = symlink(target, tmp);
+	if (r < 0 && errno == ENOENT) {
+		if (lb_mkdirs_parent(path, err) < 0)
+			goto out;
+		r = symlink(target, tmp);
+	}
+	if (r < 0) {
+		lb_error_errno(err, LB_ESTORE, "cannot create '%s'", tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		lb_error_errno(err, LB_ESTORE, "cannot rename '%s'", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(tmp);
+	free(path);
+	return rc;
+}
+
 static void dir_free(struct lb_store *st)
 {
 	struct dir_store *d = (struct dir_store *)st;
@@ -290,7 +346,7 @@ static void dir_free(struct lb_store *st)
 }
 
 static const struct store_ops dir_ops = {
-	dir_put, dir_get, dir_del, dir_list, dir_flush, dir_free,
+	dir_put, dir_get, dir_del, dir_list, dir_flush, dir_free, dir_link,
 };
 
 int store_dir_open(const char *root, struct lb_store **out,

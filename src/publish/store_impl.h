@@ -18,6 +18,9 @@ struct store_ops {
 		    void *arg, struct lb_error *err);
 	int (*flush)(struct lb_store *st, struct lb_error *err);
 	void (*free)(struct lb_store *st);
+	/* NULL: the kind has no links (store_link() does nothing) */
+	int (*link)(struct lb_store *st, const char *key, const char *target,
+		    struct lb_error *err);
 };
 
 /* Every store begins with this header. */

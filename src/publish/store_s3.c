@@ -770,7 +770,7 @@ static void s3_free(struct lb_store *st)
 }
 
 static const struct store_ops s3_ops = {
-	s3_put, s3_get, s3_del, s3_list, s3_flush, s3_free,
+	s3_put, s3_get, s3_del, s3_list, s3_flush, s3_free, NULL,
 };
 
 static int env_int(const char *name, int def, int min, int max)

@@ -29,6 +29,23 @@ req -H 'Accept-Encoding: gzip' "$EDGE_URL/il/ent/docs/related-links?url=/guide/s
 req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=/blog/x/../a-post"
 [ "$status" = 200 ] && [ -z "$(hdr etag)" ] && gunzip -c <"$_t/b" | grep -q '"Post B"' ||
 	fail "dot segments: $status, etag '$(hdr etag)'"
+# the state marker (docs/store.md) is what lets the hot path serve: without
+# it the core reads endpoint.json and gives the same bytes (no ETag); a
+# variant or a state the marker does not name is never served
+req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=/blog/a-post"
+gunzip -c <"$_t/b" >"$store/.hot-body"
+mv "$store/acme/blog/active-standard" "$store/acme/blog/.marker"
+req -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/blog/related-links?url=/blog/a-post"
+[ "$status" = 200 ] && [ -z "$(hdr etag)" ] && gunzip -c <"$_t/b" | cmp -s - "$store/.hot-body" ||
+	fail "no marker: $status, etag '$(hdr etag)'"
+mv "$store/acme/blog/.marker" "$store/acme/blog/active-standard"
+rm -f "$store/.hot-body"
+for u in /blog/a-post https%3A%2F%2Facme.example%2Fblog%2Fa-post; do
+	expect "hot form, disabled endpoint" 404 -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/old/related-links?url=$u"
+	expect "hot form, pending endpoint" 204 -H 'Accept-Encoding: gzip' "$EDGE_URL/acme/soon/related-links?url=$u"
+	expect "hot form, other variant" 404 -H 'Accept-Encoding: gzip' "$EDGE_URL/il/acme/blog/related-links?url=$u"
+	expect "hot form, other variant" 404 -H 'Accept-Encoding: gzip' "$EDGE_URL/ent/docs/related-links?url=$u"
+done
 ok "hot path"
 
 # a page that cannot be read is the origin failing: 500, not random links

@@ -110,6 +110,12 @@ assert m["from"] == "/blog/" and m["to"] == "/blog/" and len(m["links"]) == 4, d
 assert all(l["url"] and l["title"] for l in m["links"]), d
 PY
 grep -rq proj-key "$EDGE_PREFIX/logs" && fail "the API key appears in a log"
+# the state markers: one per active endpoint, naming its variant
+[ "$(readlink "$tmp/public/demo/b2b/active-standard")" = pages ] &&
+	[ "$(readlink "$tmp/public/demo/ent/active-enterprise")" = pages ] &&
+	[ ! -e "$tmp/public/demo/ent/active-standard" ] &&
+	[ ! -e "$tmp/public/demo/later/active-standard" ] ||
+	fail "state markers: $(cd "$tmp/public/demo" && ls -l */active-* 2>&1)"
 echo "ok: variants, states, project"
 
 # side crawl: the new page gets random links now, its own answer after a run
@@ -135,6 +141,21 @@ d = json.load(open(sys.argv[1]))
 assert any(l["type"] == "related" for l in d["related_links"]), d
 PY
 echo "ok: side-crawl loop"
+
+# disabling an endpoint removes its marker with the descriptor: its pages
+# stay in the store but are never served again, on the hot path or off it
+page=$(head -1 "$tmp/pages.txt")
+sed -i '/- id: ent/,/links: 5/s/links: 5/links: 5\n        state: disabled/' "$tmp/linkbot.yaml"
+grep -A4 -- '- id: ent' "$tmp/linkbot.yaml" | grep -q 'state: disabled' || fail "config edit"
+"$LINKBOT" run --config "$tmp/linkbot.yaml" -e demo/ent --no-rate-limit --seed 7 >"$tmp/run3.log" 2>&1 ||
+	fail "third run: $(tail -3 "$tmp/run3.log")"
+[ ! -e "$tmp/public/demo/ent/active-enterprise" ] && [ -n "$(ls "$tmp/public/demo/ent/pages")" ] ||
+	fail "disabled: marker $(ls -l "$tmp/public/demo/ent" 2>&1)"
+for u in "$page" "$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$page")"; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept-Encoding: gzip' "$U/il/demo/ent/related-links?url=$u")
+	[ "$code" = 404 ] || fail "disabled endpoint answered $code for $u"
+done
+echo "ok: disabled"
 
 echo "edge-published: $fails failure(s)"
 [ "$fails" -eq 0 ]

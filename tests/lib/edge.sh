@@ -70,10 +70,15 @@ edge_put_page() {
 	printf '%s' "$json" | gzip -9n >"$store/$ep/pages/$id.json"
 }
 
-edge_endpoint() { # STORE CLIENT/ENDPOINT VARIANT STATE LINKS NOT_INDEXED QP_JSON
+# edge_endpoint STORE CLIENT/ENDPOINT VARIANT STATE LINKS NOT_INDEXED QP_JSON
+# writes endpoint.json and, as the publisher does, the state marker
+# active-VARIANT -> pages while the state is active (docs/store.md).
+edge_endpoint() {
 	mkdir -p "$1/$2/pages"
+	rm -f "$1/$2/active-standard" "$1/$2/active-enterprise"
 	printf '{"variant":"%s","state":"%s","links":%s,"query_params":%s,"not_indexed":"%s","updated":"2026-11-22T00:00:00Z"}\n' \
 		"$3" "$4" "$5" "$7" "$6" >"$1/$2/endpoint.json"
+	[ "$4" != active ] || ln -s pages "$1/$2/active-$3"
 }
 
 edge_link() { # TYPE URL TITLE

@@ -174,6 +174,8 @@ static void common(struct fixture *f)
 	}
 }
 
+static void links(struct fixture *f);
+
 static void test_dir(void **state)
 {
 	struct fixture *f = *state;
@@ -191,13 +193,66 @@ static void test_dir(void **state)
 	assert_int_equal(store_list(f->st, "c/e/pages/", collect, &s, &err), 0);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.keys[0], "c/e/pages/b.json");
+	links(f);
+}
+
+/*
+ * State markers (docs/store.md): a link is made, replaced at once, removed
+ * (twice is fine); pages are found through it; it is not an object, and
+ * listing does not go through it.
+ */
+static void links(struct fixture *f)
+{
+	struct lb_error err;
+	struct seen s;
+	char path[160], target[16];
+	struct stat sb;
+	ssize_t n;
+	int i;
+
+	lb_error_init(&err);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(store_link(f->st, "c/e/active-standard", "pages",
+					    &err), 0);
+	snprintf(path, sizeof(path), "%s/c/e/active-standard", f->root);
+	n = readlink(path, target, sizeof(target) - 1);
+	assert_int_equal(n, 5);
+	target[n] = '\0';
+	assert_string_equal(target, "pages");
+	snprintf(path, sizeof(path), "%s/c/e/active-standard/b.json", f->root);
+	assert_int_equal(access(path, R_OK), 0);
+	assert_int_equal(store_link(f->st, "n/ew/active-enterprise", "pages",
+				    &err), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "c/e/", collect, &s, &err), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.keys[0], "c/e/big.json");
+	assert_string_equal(s.keys[1], "c/e/endpoint.json");
+	assert_string_equal(s.keys[2], "c/e/pages/b.json");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_list(f->st, "", collect, &s, &err), 0);
+	for (i = 0; i < s.n; i++)
+		assert_null(strstr(s.keys[i], "active-"));
+	for (i = 0; i < 2; i++)
+		assert_int_equal(store_link(f->st, "c/e/active-standard", NULL,
+					    &err), 0);
+	snprintf(path, sizeof(path), "%s/c/e/active-standard", f->root);
+	assert_int_not_equal(lstat(path, &sb), 0);
+	assert_int_equal(store_link(f->st, "c/../x", "pages", &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
 }
 
 static void test_s3(void **state)
 {
+	struct lb_error err;
+
 	if (*state == NULL)
 		skip();
 	common(*state);
+	/* no links in a bucket: nothing to do */
+	lb_error_init(&err);
+	assert_int_equal(store_link(((struct fixture *)*state)->st,
+				    "c/e/active-standard", "pages", &err), 0);
 }
 
 int main(void)
