@@ -18,13 +18,24 @@ BUILD=${BUILD:-build}
 driver=$(tests/lib/publish-driver.sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lb-kill.XXXXXX")
 DRIVER_PID=""
+PROXY_PID=""
 cleanup() {
 	[ -n "$DRIVER_PID" ] && { kill -9 "$DRIVER_PID" 2>/dev/null; wait "$DRIVER_PID" 2>/dev/null || true; }
+	[ -n "$PROXY_PID" ] && { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null || true; }
 	s3rver_stop
 	rm -rf "$WORK"
 }
 s3rver_start lbtest
 trap cleanup EXIT
+# A slow link in front of the bucket (each PUT held 4 ms): a run of 3000
+# pages then lasts seconds, so the kill lands mid-publish however fast
+# the machine (without it a run could end before the kill, seen once).
+rm -f "$S3RVER_DIR.port"
+python3 tests/lib/faultproxy.py --upstream "$S3RVER_URL" --port-file "$S3RVER_DIR.port" \
+	--delay-seconds 0.004 &
+PROXY_PID=$!
+for _ in $(seq 1 50); do [ -s "$S3RVER_DIR.port" ] && break; sleep 0.1; done
+PROXY="http://127.0.0.1:$(cat "$S3RVER_DIR.port")"
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p"; }
 expect() {
 	if [ "$2" != "$3" ]; then echo "FAIL: $1 is '$2', expected '$3'" >&2; exit 1; fi
@@ -94,8 +105,9 @@ run_case() { # name count after-kill-check-arg check-args -- driver-args
 probe_s3() { curl -s "$S3RVER_URL/lbtest/k/demo/blog/manifest.json" | sha256sum; }
 probe_dir() { stat -c %i "$WORK/dir/demo/blog/manifest.json" 2>/dev/null || echo none; }
 
-# Fewer transfers in flight: the upload lasts long enough to be killed.
+# Fewer transfers in flight, through the slow link: the upload lasts long
+# enough to be killed.
 LINKBOT_S3_CONCURRENCY=4 run_case s3 3000 --allow-invalid-pending --s3 "$S3RVER_URL" --bucket lbtest --prefix k --folder demo/blog \
-	-- --store s3://lbtest/k --s3-endpoint "$S3RVER_URL"
+	-- --store s3://lbtest/k --s3-endpoint "$PROXY"
 run_case dir 15000 "" --dir "$WORK/dir" --folder demo/blog -- --store "$WORK/dir"
 echo "publish-kill: all passed"

@@ -4,6 +4,7 @@
     faultproxy.py --upstream http://127.0.0.1:PORT --port-file FILE
                   [--every N] [--times T] [--kinds 503,500,429,reset,stall]
                   [--stall-seconds S] [--fail-path SUBSTRING]
+                  [--delay-seconds D]
 
 Deterministic: a PUT or DELETE whose key hashes (sha256) to 0 modulo N
 fails its first T attempts, with the kinds taken in turn by key:
@@ -13,7 +14,9 @@ fails its first T attempts, with the kinds taken in turn by key:
   reset  the connection is closed without an answer
   stall  no answer for S seconds, then the connection is closed
 Any request whose path contains --fail-path always gets a 503 (a failure
-that never heals). GET /__stats answers the counts as JSON.
+that never heals). --delay-seconds holds every PUT that long before it
+is forwarded (a slow link: a run lasts long enough to be killed in it).
+GET /__stats answers the counts as JSON.
 Loopback only; it stops when its parent test kills it.
 """
 import argparse
@@ -46,6 +49,7 @@ def parse():
     p.add_argument("--kinds", default="503,500,429,reset")
     p.add_argument("--stall-seconds", type=float, default=3.0)
     p.add_argument("--fail-path", default="")
+    p.add_argument("--delay-seconds", type=float, default=0.0)
     return p.parse_args()
 
 
@@ -120,6 +124,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(ARGS.stall_seconds)
             self.close_connection = True
             return None
+        if self.command == "PUT" and ARGS.delay_seconds > 0:
+            time.sleep(ARGS.delay_seconds)
         headers = {k: v for k, v in self.headers.items()
                    if k.lower() not in ("connection", "keep-alive", "content-length")}
         for attempt in range(2):
