@@ -41,7 +41,7 @@
  * the end (see "bf16 prefilter" below): still the exact top-M.
  *
  * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
- * memory threads * R * (M + BF_SIDE) * 8 bytes for heaps and band lists
+ * memory threads * R * (M + max(64, 2M)) * 8 bytes for heaps and band lists
  * (pages a thread never touches, cross-set, are never committed) +
  * threads * CHUNK * BLK * 4 for C.
  */
@@ -72,10 +72,14 @@ struct heap_set {
 	float *score;		/* rows * m */
 	uint32_t *n;		/* rows: entries used */
 	/* bf16 path: the heaps hold bf16 scores, and each row has a band
-	 * list of BF_SIDE entries just below its heap (see bf_offer()) */
-	float *side_s;		/* rows * BF_SIDE */
-	uint32_t *side_t;	/* rows * BF_SIDE */
-	uint8_t *side_n;	/* rows: entries used; BF_SIDE + 1: overflowed */
+	 * list of `cap` entries just below its heap (see bf_offer()) */
+	size_t cap;
+	float *side_s;		/* rows * cap */
+	uint32_t *side_t;	/* rows * cap */
+	uint16_t *side_n;	/* rows: entries used */
+	float *ex;		/* rows: bf16 scores below this cannot make it
+				 * (from exact scores, side_exact()) */
+	struct cand *tmp;	/* m + cap entries of scratch */
 };
 
 /* a worse than b: lower score, or equal score and higher target. */
@@ -300,10 +304,12 @@ static void feed_cols_avx2(struct heap_set *h, const float *ci, size_t n,
  * exactly, so the exact floor is at least F - m, and a score below F - 2m
  * cannot reach it. F only rises, so whatever was turned away below the
  * threshold F - 2m of its time is below the final one too; the band list
- * keeps the rest. A list that would overflow (more scores within 2m of F
- * than BF_SIDE) marks its row, which is then recomputed from all targets
- * in fp32. Same-set rows are fed by both threads; the union of their
- * heaps and lists holds everything above the union's own threshold.
+ * keeps the rest. A list that fills up with scores within 2m of F
+ * (near-ties: duplicate pages) is thinned with exact scores instead
+ * (side_exact()): it keeps only its entries among the M best known, and
+ * the M-th best known exact score E bounds the floor from then on. Same-set
+ * rows are fed by both threads; the union of their heaps and lists holds
+ * everything above the union's own threshold.
  *
  * Rechecks: about 48 a row at N = 20 000, M = 32, where checking each bf16
  * candidate against the running exact floor took 300 (the floor rises
@@ -462,45 +468,99 @@ static float kth_largest(float *x, size_t n, size_t k)
 	return x[want];
 }
 
-/* Adds (s, t) to row r's band list unless it is below thr; a full list
- * first drops what fell below thr, and if that frees nothing the row is
- * marked overflowed (bf_finish() then recomputes it). */
-static void side_add(struct heap_set *h, size_t r, float s, uint32_t t,
-		     float thr)
+/* the threshold of row r: its heap's floor less its double band, or the
+ * bound its exact scores give (side_exact()), whichever is higher */
+static inline float bf_thr(const struct heap_set *h, size_t r, float m2)
 {
-	float *ss = h->side_s + r * BF_SIDE;
-	uint32_t *st = h->side_t + r * BF_SIDE;
-	unsigned n = h->side_n[r], i, w = 0;
+	float f = h->score[r * h->m] - m2;
 
-	if (!(s >= thr) || n > BF_SIDE)
+	if (h->n[r] < h->m)
+		return -INFINITY;
+	return f > h->ex[r] ? f : h->ex[r];
+}
+
+/*
+ * A full band list that its threshold cannot thin (near-ties: duplicate
+ * pages score alike): the heap's and the list's entries are recomputed in
+ * fp32, and since the M best of those are real candidates, the exact
+ * floor is at least the M-th best, (E, tE). The list keeps only its
+ * entries among those M (at most M: room again), and bf16 scores below
+ * E - m (exact below E) are passed over from now on.
+ */
+static void side_exact(const struct job *jb, struct heap_set *h, size_t r,
+		       float m2)
+{
+	size_t row = jb->row_begin + r, m = h->m, i, k = 0;
+	const float *a = jb->src + row * jb->d;
+	float *ss = h->side_s + r * h->cap;
+	uint32_t *st = h->side_t + r * h->cap;
+	unsigned n = h->side_n[r], w = 0;
+	struct cand *c = h->tmp, *x = h->tmp + m + h->cap;	/* x: the list's */
+	float lo;
+
+	for (i = 0; i < m; i++, k++) {
+		c[k].t = h->tgt[r * m + i];
+		c[k].s = bf_dot(a, jb->tgt + (size_t)c[k].t * jb->d, jb->d);
+	}
+	for (i = 0; i < n; i++, k++) {
+		x[i].t = st[i];
+		x[i].s = bf_dot(a, jb->tgt + (size_t)st[i] * jb->d, jb->d);
+		c[k] = x[i];
+	}
+	qsort(c, k, sizeof(*c), cand_cmp);
+	for (i = 0; i < n; i++)
+		if (!worse(x[i].s, x[i].t, c[m - 1].s, c[m - 1].t)) {
+			ss[w] = ss[i];
+			st[w] = st[i];
+			w++;
+		}
+	h->side_n[r] = (uint16_t)w;
+	lo = c[m - 1].s - m2 / 2;	/* m2 / 2 >= m */
+	if (lo > h->ex[r])
+		h->ex[r] = lo;
+}
+
+/* Adds (s, t) to row r's band list unless it is below thr; a full list
+ * first drops what fell below thr, then (near-ties) goes exact. */
+static void side_add(const struct job *jb, struct heap_set *h, size_t r,
+		     float s, uint32_t t, float m2, float *thr)
+{
+	float *ss = h->side_s + r * h->cap;
+	uint32_t *st = h->side_t + r * h->cap;
+	unsigned n, i, w = 0;
+
+	if (!(s >= *thr))
 		return;
-	if (n == BF_SIDE) {
-		for (i = 0; i < n; i++)
-			if (ss[i] >= thr) {
+	if (h->side_n[r] == h->cap) {
+		for (i = 0; i < h->cap; i++)
+			if (ss[i] >= *thr) {
 				ss[w] = ss[i];
 				st[w] = st[i];
 				w++;
 			}
-		if (w == BF_SIDE) {
-			h->side_n[r] = BF_SIDE + 1;
-			return;
+		h->side_n[r] = (uint16_t)w;
+		if (w == h->cap) {
+			side_exact(jb, h, r, m2);
+			*thr = bf_thr(h, r, m2);
+			if (!(s >= *thr))
+				return;
 		}
-		n = w;
 	}
+	n = h->side_n[r];
 	ss[n] = s;
 	st[n] = t;
-	h->side_n[r] = (uint8_t)(n + 1);
+	h->side_n[r] = (uint16_t)(n + 1);
 }
 
 /*
  * Offers bf16 score s of target t to row r: its heap keeps the M best
  * bf16 scores, floor F; what the heap turns away or drops and is still
  * within the row's double band m2 of F goes to the band list. *thr is
- * F - m2 after the offer (-inf until the heap is full): below it, a
+ * bf_thr() after the offer (-inf until the heap is full): below it, a
  * score cannot make the exact top M (see "Why it is exact").
  */
-static void bf_offer(struct heap_set *h, size_t r, float s, uint32_t t,
-		     float m2, float *thr)
+static void bf_offer(const struct job *jb, struct heap_set *h, size_t r,
+		     float s, uint32_t t, float m2, float *thr)
 {
 	float *hs = h->score + r * h->m;
 	uint32_t *ht = h->tgt + r * h->m;
@@ -508,7 +568,7 @@ static void bf_offer(struct heap_set *h, size_t r, float s, uint32_t t,
 	if (h->n[r] < h->m) {
 		heap_push(hs, ht, h->n + r, h->m, s, t);
 		if (h->n[r] == h->m)
-			*thr = hs[0] - m2;
+			*thr = bf_thr(h, r, m2);
 		return;
 	}
 	if (worse(hs[0], ht[0], s, t)) {
@@ -516,17 +576,11 @@ static void bf_offer(struct heap_set *h, size_t r, float s, uint32_t t,
 		uint32_t t0 = ht[0];
 
 		heap_push(hs, ht, h->n + r, h->m, s, t);
-		*thr = hs[0] - m2;
-		side_add(h, r, s0, t0, *thr);
+		*thr = bf_thr(h, r, m2);
+		side_add(jb, h, r, s0, t0, m2, thr);
 		return;
 	}
-	side_add(h, r, s, t, *thr);
-}
-
-/* the threshold of row r: its heap's floor less its double band */
-static inline float bf_thr(const struct heap_set *h, size_t r, float m2)
-{
-	return h->n[r] < h->m ? -INFINITY : h->score[r * h->m] - m2;
+	side_add(jb, h, r, s, t, m2, thr);
 }
 
 /*
@@ -536,7 +590,8 @@ static inline float bf_thr(const struct heap_set *h, size_t r, float m2)
  * of scratch), and the heap sees about 1.5 M scores instead of n.
  */
 __attribute__((target("avx512f")))
-static void feed_row_bf(struct heap_set *h, size_t r, const float *c,
+static void feed_row_bf(const struct job *jb, struct heap_set *h, size_t r,
+			const float *c,
 			size_t n, uint32_t j0, long skip, float m2, float *x)
 {
 	float thr = bf_thr(h, r, m2), lim = -INFINITY;
@@ -561,7 +616,7 @@ static void feed_row_bf(struct heap_set *h, size_t r, const float *c,
 			mask &= mask - 1;
 			if (c[k] >= thr && c[k] >= lim &&
 			    (long)(j0 + k) != skip)
-				bf_offer(h, r, c[k], (uint32_t)(j0 + k), m2,
+				bf_offer(jb, h, r, c[k], (uint32_t)(j0 + k), m2,
 					 &thr);
 		}
 	}
@@ -590,7 +645,7 @@ static void feed_cols_bf(const struct job *jb, struct heap_set *h,
 			if (!(ci[k] >= thr[k]) ||
 			    (jb->self && jb->self[j0 + k] == (long)src))
 				continue;
-			bf_offer(h, j0 + k - jb->row_begin, ci[k], src,
+			bf_offer(jb, h, j0 + k - jb->row_begin, ci[k], src,
 				 jb->m2[j0 + k], &thr[k]);
 		}
 	}
@@ -611,7 +666,7 @@ static void bf_feed(const struct job *jb, struct heap_set *h, const float *c,
 			continue;
 		skip = jb->self ? jb->self[row] :
 		       jb->symmetric ? (long)row : -1;
-		feed_row_bf(h, row - jb->row_begin, c + i * BLK, bj,
+		feed_row_bf(jb, h, row - jb->row_begin, c + i * BLK, bj,
 			    (uint32_t)j0, skip, jb->m2[row], x);
 	}
 	if (!cols)
@@ -649,52 +704,33 @@ static void cand_sort(struct cand *c, size_t n)
 
 /*
  * The exact top of source row `row` from c[0..k) (bf16 scores: every
- * heap's and band list's entries for the row); `over`: a band list
- * overflowed. Returns how many of c are exact, best first (at most M are
- * needed); x (k floats) and fs, ft (M entries) are scratch.
+ * heap's and band list's entries for the row). Returns how many of c are
+ * exact, best first (at most M are needed); x (k floats) is scratch.
  */
 static size_t bf_finish(const struct job *jb, size_t row, struct cand *c,
-			size_t k, int over, float *x, float *fs, uint32_t *ft)
+			size_t k, float *x)
 {
 	const float *a = jb->src + row * jb->d;
-	long skip = jb->self ? jb->self[row] : jb->symmetric ? (long)row : -1;
 	double cut = -INFINITY;
-	uint32_t n = 0;
 	size_t i, j;
 
-	if (!over) {
-		if (k >= jb->m) {
-			for (i = 0; i < k; i++)
-				x[i] = c[i].s;
-			cut = (double)kth_largest(x, k, jb->m) - jb->m2[row];
-		}
-		for (i = j = 0; i < k; i++)
-			if (c[i].s >= cut)
-				c[j++].t = c[i].t;
-		/* the rows are scattered: fetch a few ahead */
-		for (i = 0; i < j + BF_AHEAD; i++) {
-			if (i + BF_AHEAD < j)
-				bf_fetch(jb->tgt + c[i + BF_AHEAD].t * jb->d,
-					 jb->d);
-			if (i < j)
-				c[i].s = bf_dot(a, jb->tgt + c[i].t * jb->d,
-						jb->d);
-		}
-		cand_sort(c, j);
-		return j;
+	if (k >= jb->m) {
+		for (i = 0; i < k; i++)
+			x[i] = c[i].s;
+		cut = (double)kth_largest(x, k, jb->m) - jb->m2[row];
 	}
-	/* more scores within the band than the list holds: all, in fp32 */
-	for (j = 0; j < jb->n_tgt; j++)
-		if ((long)j != skip)
-			heap_push(fs, ft, &n, jb->m,
-				  bf_dot(a, jb->tgt + j * jb->d, jb->d),
-				  (uint32_t)j);
-	for (j = 0; j < n; j++) {
-		c[j].s = fs[j];
-		c[j].t = ft[j];
+	for (i = j = 0; i < k; i++)
+		if (c[i].s >= cut)
+			c[j++].t = c[i].t;
+	/* the rows are scattered: fetch a few ahead */
+	for (i = 0; i < j + BF_AHEAD; i++) {
+		if (i + BF_AHEAD < j)
+			bf_fetch(jb->tgt + c[i + BF_AHEAD].t * jb->d, jb->d);
+		if (i < j)
+			c[i].s = bf_dot(a, jb->tgt + c[i].t * jb->d, jb->d);
 	}
-	cand_sort(c, n);
-	return n;
+	cand_sort(c, j);
+	return j;
 }
 #endif
 
@@ -850,7 +886,7 @@ out:
 /* heaps of m entries a row, with band lists when `side` */
 static int heaps_init(struct heap_set *h, size_t rows, size_t m, int side)
 {
-	size_t k = rows * m + 1;
+	size_t k = rows * m + 1, r;
 
 	memset(h, 0, sizeof(*h));
 	h->m = m;
@@ -861,11 +897,20 @@ static int heaps_init(struct heap_set *h, size_t rows, size_t m, int side)
 		return -1;
 	if (!side)
 		return 0;
-	k = rows * BF_SIDE + 1;
+	/* after side_exact() a list holds at most M: room is left */
+	h->cap = 2 * m > BF_SIDE ? 2 * m : BF_SIDE;
+	k = rows * h->cap + 1;
 	h->side_s = malloc(k * sizeof(*h->side_s));
 	h->side_t = malloc(k * sizeof(*h->side_t));
 	h->side_n = calloc(rows ? rows : 1, sizeof(*h->side_n));
-	return h->side_s && h->side_t && h->side_n ? 0 : -1;
+	h->ex = malloc((rows + 1) * sizeof(*h->ex));
+	h->tmp = malloc(2 * (m + h->cap) * sizeof(*h->tmp));
+	if (h->side_s == NULL || h->side_t == NULL || h->side_n == NULL ||
+	    h->ex == NULL || h->tmp == NULL)
+		return -1;
+	for (r = 0; r < rows; r++)
+		h->ex[r] = -INFINITY;
+	return 0;
 }
 
 static void heaps_release(struct heap_set *h)
@@ -876,6 +921,8 @@ static void heaps_release(struct heap_set *h)
 	free(h->side_s);
 	free(h->side_t);
 	free(h->side_n);
+	free(h->ex);
+	free(h->tmp);
 }
 
 /* what bf_prepare() allocates */
@@ -1041,9 +1088,9 @@ static void *merger(void *arg)
 {
 	struct merge *mg = arg;
 	const struct job *jb = mg->jb;
-	size_t m = jb->m, cap = mg->nt * (m + BF_SIDE), r, t;
+	size_t m = jb->m, cap = mg->nt * (m + mg->hs[0].cap), r, t;
 	/* the entries, then bf_finish()'s scratch */
-	struct cand *c = malloc(cap * (sizeof(*c) + sizeof(float)) + m * 8);
+	struct cand *c = malloc(cap * (sizeof(*c) + sizeof(float)));
 
 	if (c == NULL) {
 		mg->rc = -1;
@@ -1051,7 +1098,6 @@ static void *merger(void *arg)
 	}
 	for (r = mg->r0; r < mg->r1; r++) {
 		size_t k = 0, j;
-		int over = 0;
 
 		for (t = 0; t < mg->nt; t++) {
 			const struct heap_set *h = &mg->hs[t];
@@ -1063,21 +1109,17 @@ static void *merger(void *arg)
 			}
 			if (!jb->bf16)
 				continue;
-			over |= h->side_n[r] > BF_SIDE;
-			for (j = 0; j < h->side_n[r] && j < BF_SIDE; j++) {
-				c[k].s = h->side_s[r * BF_SIDE + j];
-				c[k].t = h->side_t[r * BF_SIDE + j];
+			for (j = 0; j < h->side_n[r]; j++) {
+				c[k].s = h->side_s[r * h->cap + j];
+				c[k].t = h->side_t[r * h->cap + j];
 				k++;
 			}
 		}
 #ifdef HAVE_AVX2_PATH
-		if (jb->bf16) {
-			float *x = (float *)(c + cap);
-			float *fs = x + cap;
-
-			k = bf_finish(jb, jb->row_begin + r, c, k, over, x, fs,
-				      (uint32_t *)(fs + m));
-		} else
+		if (jb->bf16)
+			k = bf_finish(jb, jb->row_begin + r, c, k,
+				      (float *)(c + cap));
+		else
 #endif
 			qsort(c, k, sizeof(*c), cand_cmp);
 		for (j = 0; j < k && j < m; j++) {

@@ -155,6 +155,38 @@ static float *fine_vectors(size_t n, size_t d, uint64_t seed)
 	return v;
 }
 
+/*
+ * Duplicate pages: 400 targets with one same vector tie exactly for every
+ * source, so the bf16 band lists fill with ties that no band can thin and
+ * must be thinned with exact scores (ties by the lower target).
+ */
+static void test_topm_duplicates(void **state)
+{
+	size_t n = 300, nt = 900, d = 16, m = 12, i, k;
+	float *s = fine_vectors(n, d, 21), *t = fine_vectors(nt, d, 22);
+	struct lb_candidates c;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 100; i < 500; i++)
+		for (k = 0; k < d; k++)
+			t[i * d + k] = t[99 * d + k];
+	for (i = 0; i < n; i += 3)	/* a third of the sources are copies */
+		for (k = 0; k < d; k++)
+			s[i * d + k] = t[99 * d + k];
+	assert_int_equal(relate_topm(s, n, t, nt, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(s, n, t, nt, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	assert_int_equal(relate_topm(t, nt, t, nt, d, NULL, m, 0, 0, 2, &c,
+				     &err), 0);
+	check_brute(t, nt, t, nt, d, NULL, m, &c, 0);
+	lb_candidates_release(&c);
+	free(s);
+	free(t);
+}
+
 static void test_topm_fine(void **state)
 {
 	size_t n = 700, nt = 900, d = 16, m = 12;
@@ -970,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_shards_cross),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
+		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_candidates_topics),
