@@ -1831,11 +1831,11 @@ static void lh_down(int64_t *k, uint32_t *a, size_t n, size_t i)
 
 /* Target t's link heap: add reverse position pos. */
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
-		   uint32_t pos)
+		   uint32_t pos, int64_t key)
 {
 	size_t b = S->roff[t], n = C->hn[t]++;
 
-	C->hk[b + n] = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+	C->hk[b + n] = key;
 	C->hp[b + n] = pos;
 	lh_up(C->hk + b, C->hp + b, n);
 }
@@ -1953,7 +1953,7 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		S->fl[via] ^= 1;
 		if (S->fl[via] & 1) {
 			S->in[t]++;
-			lh_add(S, C, t, S->rpos[via]);
+			lh_add(S, C, t, S->rpos[via], S->p[u] + S->cost[via]);
 		} else {
 			S->in[t]--;
 		}
@@ -1990,12 +1990,94 @@ static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
 	C->relabels++;
 }
 
+/*
+ * A source with at most SRC_TOP units of excess: one pass pushes along
+ * the admissible arcs and keeps the best e values of the others (a unit
+ * to the hub counts once per unit of room); a relabel then makes exactly
+ * those admissible and the units follow them without a second scan.
+ * 0 done, 1 not applicable (more excess), -1 stuck.
+ */
+#define SRC_TOP 8
+static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
+{
+	int hubok = S->hub && S->gs[s] != NONE;
+	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
+	int64_t kv[SRC_TOP + 1];
+	uint32_t ka[SRC_TOP + 1];
+	size_t i, j, n = 0, want;
+
+	if (C->ex[s] > SRC_TOP)
+		return 1;
+	want = (size_t)C->ex[s];
+	for (i = S->off[s]; i < S->off[s + 1] && C->ex[s] > 0; i++) {
+		int64_t val;
+
+		if (S->fl[i] & 1)
+			continue;
+		val = S->p[tnode(S, S->tg[i])] - S->cost[i];
+		if (S->p[s] < val) {
+			cs_move(S, C, s, tnode(S, S->tg[i]), (uint32_t)i, 1);
+			continue;
+		}
+		if (n == want && val <= kv[n - 1])
+			continue;
+		if (n < want)
+			n++;
+		for (j = n - 1; j > 0 && kv[j - 1] < val; j--) {
+			kv[j] = kv[j - 1];
+			ka[j] = ka[j - 1];
+		}
+		kv[j] = val;
+		ka[j] = (uint32_t)i;
+	}
+	if (hubok && C->ex[s] > 0 && S->r[s] < S->ls[s]) {
+		uint32_t room = S->ls[s] - S->r[s];
+		int64_t val = S->p[h] - S->cost_r;
+
+		if (S->p[s] < val) {
+			cs_move(S, C, s, h, VIA_SRC_HUB,
+				C->ex[s] < room ? (uint32_t)C->ex[s] : room);
+		} else {
+			size_t c;
+
+			for (c = 0; c < room && c < want; c++) {
+				if (n == want && val <= kv[n - 1])
+					break;
+				if (n < want)
+					n++;
+				for (j = n - 1; j > 0 && kv[j - 1] < val; j--) {
+					kv[j] = kv[j - 1];
+					ka[j] = ka[j - 1];
+				}
+				kv[j] = val;
+				ka[j] = NONE;
+			}
+		}
+	}
+	if (C->ex[s] == 0)
+		return 0;
+	if (n == 0)
+		return -1;
+	want = (size_t)C->ex[s] < n ? (size_t)C->ex[s] : n;
+	cs_relabel(S, C, s, kv[want - 1]);
+	for (j = 0; j < want; j++) {
+		if (ka[j] == NONE)
+			cs_move(S, C, s, h, VIA_SRC_HUB, 1);
+		else
+			cs_move(S, C, s, tnode(S, S->tg[ka[j]]), ka[j], 1);
+	}
+	return C->ex[s] > 0 ? 1 : 0;
+}
+
 /* A source takes links: a unit that came back leaves at once. */
 static int cs_discharge_src(struct solver *S, struct cs *C, uint32_t s)
 {
 	int hubok = S->hub && S->gs[s] != NONE;
 	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
+	int r = cs_discharge_src_few(S, C, s);
 
+	if (r <= 0)
+		return r;
 	while (C->ex[s] > 0) {
 		size_t i, e;
 
@@ -2203,9 +2285,11 @@ static int cs_start(struct solver *S, struct cs *C)
 	/* what is left is Y's (init_flow balances every source) */
 	C->ex[S->y] = ey;
 	memset(C->hn, 0, S->nt * sizeof(uint32_t));
-	for (i = 0; i < S->na; i++)
-		if (S->fl[i] & 1)
-			lh_add(S, C, S->tg[i], S->rpos[i]);
+	for (s = 0; s < S->ns; s++)
+		for (i = S->off[s]; i < S->off[s + 1]; i++)
+			if (S->fl[i] & 1)
+				lh_add(S, C, S->tg[i], S->rpos[i],
+				       S->p[s] + S->cost[i]);
 	return C->oom ? -1 : 0;
 }
 
