@@ -1775,6 +1775,11 @@ out:
 #define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
 #define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
 
+struct lh_item {
+	int64_t key;		/* p(s) + c(s, t) when last looked at */
+	uint32_t arc, src;
+};
+
 struct cs {
 	int64_t *ex;		/* excess per node */
 	uint32_t *ring;		/* FIFO of nodes with excess */
@@ -1786,88 +1791,85 @@ struct cs {
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
 	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
-	int64_t *hk;
-	uint32_t *hp, *hn;
+	struct lh_item *hi;
+	uint32_t *hn;
 	/* per group: its targets, its sources with r > 0; Y: targets with
 	 * f_tY > 0; all by potential */
 	struct iheap *hubt, *hubs, ys;
 };
 
-static void lh_up(int64_t *k, uint32_t *a, size_t i)
+static void lh_up(struct lh_item *h, size_t i)
 {
-	int64_t key = k[i];
-	uint32_t v = a[i];
+	struct lh_item x = h[i];
 
-	while (i > 0 && k[(i - 1) / 2] < key) {
-		k[i] = k[(i - 1) / 2];
-		a[i] = a[(i - 1) / 2];
+	while (i > 0 && h[(i - 1) / 2].key < x.key) {
+		h[i] = h[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	k[i] = key;
-	a[i] = v;
+	h[i] = x;
 }
 
-static void lh_down(int64_t *k, uint32_t *a, size_t n, size_t i)
+static void lh_down(struct lh_item *h, size_t n, size_t i)
 {
-	int64_t key = k[i];
-	uint32_t v = a[i];
+	struct lh_item x = h[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && k[c + 1] > k[c])
+		if (c + 1 < n && h[c + 1].key > h[c].key)
 			c++;
-		if (k[c] <= key)
+		if (h[c].key <= x.key)
 			break;
-		k[i] = k[c];
-		a[i] = a[c];
+		h[i] = h[c];
 		i = c;
 	}
-	k[i] = key;
-	a[i] = v;
+	h[i] = x;
 }
 
-/* Target t's link heap: add reverse position pos. */
+/* Target t's link heap: add arc a from source s at key p(s) + c. */
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
-		   uint32_t pos, int64_t key)
+		   uint32_t a, uint32_t s, int64_t key)
 {
-	size_t b = S->roff[t], n = C->hn[t]++;
+	struct lh_item *h = C->hi + S->roff[t];
+	size_t n = C->hn[t]++;
 
-	C->hk[b + n] = key;
-	C->hp[b + n] = pos;
-	lh_up(C->hk + b, C->hp + b, n);
+	h[n].key = key;
+	h[n].arc = a;
+	h[n].src = s;
+	lh_up(h, n);
 }
 
-/* Target t's link of highest value now, or NONE; *val gets the value. */
+/* Target t's link of highest value now (its arc), or NONE; *src and *val
+ * get its source and value. */
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
-		       int64_t *val)
+		       uint32_t *src, int64_t *val)
 {
-	size_t b = S->roff[t];
+	struct lh_item *h = C->hi + S->roff[t];
 
 	while (C->hn[t] > 0) {
-		uint32_t pos = C->hp[b];
-		int64_t v = S->p[S->rsrc[pos]] + S->cost[S->rarc[pos]];
+		int64_t v = S->p[h[0].src] + S->cost[h[0].arc];
 
-		if (v >= C->hk[b]) {
+		if (v >= h[0].key) {
 			*val = v;
-			return pos;
+			*src = h[0].src;
+			return h[0].arc;
 		}
-		C->hk[b] = v;
-		lh_down(C->hk + b, C->hp + b, C->hn[t], 0);
+		h[0].key = v;
+		lh_down(h, C->hn[t], 0);
 	}
 	return NONE;
 }
 
 static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 {
-	size_t b = S->roff[t], n = --C->hn[t];
+	struct lh_item *h = C->hi + S->roff[t];
+	size_t n = --C->hn[t];
 
 	if (n > 0) {
-		C->hk[b] = C->hk[b + n];
-		C->hp[b] = C->hp[b + n];
-		lh_down(C->hk + b, C->hp + b, n, 0);
+		h[0] = h[n];
+		lh_down(h, n, 0);
 	}
 }
 
@@ -1953,7 +1955,7 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		S->fl[via] ^= 1;
 		if (S->fl[via] & 1) {
 			S->in[t]++;
-			lh_add(S, C, t, S->rpos[via], S->p[u] + S->cost[via]);
+			lh_add(S, C, t, via, u, S->p[u] + S->cost[via]);
 		} else {
 			S->in[t]--;
 		}
@@ -2009,9 +2011,13 @@ static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 	if (C->ex[s] > SRC_TOP)
 		return 1;
 	want = (size_t)C->ex[s];
+	for (i = S->off[s]; i < S->off[s + 1] && i < S->off[s] + 8; i++)
+		__builtin_prefetch(&S->p[tnode(S, S->tg[i])]);
 	for (i = S->off[s]; i < S->off[s + 1] && C->ex[s] > 0; i++) {
 		int64_t val;
 
+		if (i + 8 < S->off[s + 1])
+			__builtin_prefetch(&S->p[tnode(S, S->tg[i + 8])]);
 		if (S->fl[i] & 1)
 			continue;
 		val = S->p[tnode(S, S->tg[i])] - S->cost[i];
@@ -2123,7 +2129,7 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 
 	while (C->ex[v] > 0) {
 		int64_t best = INT64_MIN, hv;
-		uint32_t pos;
+		uint32_t arc, src;
 
 		if (fty(S, t) < fty_cap(S, t)) {
 			uint32_t room = fty_cap(S, t) - fty(S, t);
@@ -2144,11 +2150,11 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 			if (S->p[h] > best)
 				best = S->p[h];
 		}
-		pos = lh_top(S, C, t, &hv);
-		if (pos != NONE) {
+		arc = lh_top(S, C, t, &src, &hv);
+		if (arc != NONE) {
 			if (S->p[v] < hv) {
 				lh_pop(S, C, t);
-				cs_move(S, C, v, S->rsrc[pos], S->rarc[pos], 1);
+				cs_move(S, C, v, src, arc, 1);
 				continue;
 			}
 			if (hv > best)
@@ -2288,8 +2294,8 @@ static int cs_start(struct solver *S, struct cs *C)
 	for (s = 0; s < S->ns; s++)
 		for (i = S->off[s]; i < S->off[s + 1]; i++)
 			if (S->fl[i] & 1)
-				lh_add(S, C, S->tg[i], S->rpos[i],
-				       S->p[s] + S->cost[i]);
+				lh_add(S, C, S->tg[i], (uint32_t)i,
+				       (uint32_t)s, S->p[s] + S->cost[i]);
 	return C->oom ? -1 : 0;
 }
 
@@ -2344,12 +2350,11 @@ static int cost_scale(struct solver *S)
 	C.ring = malloc(S->nn * sizeof(uint32_t));
 	C.inq = malloc(S->nn);
 	C.mem = malloc(S->nn);
-	C.hk = malloc((S->na + 1) * sizeof(int64_t));
-	C.hp = malloc((S->na + 1) * sizeof(uint32_t));
+	C.hi = malloc((S->na + 1) * sizeof(struct lh_item));
 	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
 	C.hubt = calloc(S->ng + 1, sizeof(struct iheap));
 	C.hubs = calloc(S->ng + 1, sizeof(struct iheap));
-	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hp || !C.hn ||
+	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hi || !C.hn ||
 	    !C.hubt || !C.hubs)
 		goto out;
 	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
@@ -2381,8 +2386,7 @@ out:
 	free(C.inq);
 	free(C.mem);
 	free(C.val);
-	free(C.hk);
-	free(C.hp);
+	free(C.hi);
 	free(C.hn);
 	return rc;
 }
