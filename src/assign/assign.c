@@ -1777,7 +1777,8 @@ out:
 
 struct lh_item {
 	int64_t key;		/* p(s) + c(s, t) when last looked at */
-	uint32_t arc, src;
+	uint32_t src;
+	int32_t cost;		/* c(s, t): the top check reads no arc array */
 };
 
 struct cs {
@@ -1828,33 +1829,44 @@ static void lh_down(struct lh_item *h, size_t n, size_t i)
 	h[i] = x;
 }
 
-/* Target t's link heap: add arc a from source s at key p(s) + c. */
+/* Target t's link heap: add the link from source s at cost c. */
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
-		   uint32_t a, uint32_t s, int64_t key)
+		   uint32_t s, int32_t c)
 {
 	struct lh_item *h = C->hi + S->roff[t];
 	size_t n = C->hn[t]++;
 
-	h[n].key = key;
-	h[n].arc = a;
+	h[n].key = S->p[s] + c;
 	h[n].src = s;
+	h[n].cost = c;
 	lh_up(h, n);
 }
 
-/* Target t's link of highest value now (its arc), or NONE; *src and *val
- * get its source and value. */
+/* The arc of source s to target t that carries flow (found on a give
+ * back, which is rarer than the top checks the heap serves). */
+static uint32_t flow_arc(const struct solver *S, uint32_t s, uint32_t t)
+{
+	size_t i;
+
+	for (i = S->off[s]; i < S->off[s + 1]; i++)
+		if (S->tg[i] == t && (S->fl[i] & 1))
+			return (uint32_t)i;
+	return NONE;
+}
+
+/* The source of target t's link of highest value now, or NONE; *val
+ * gets the value. */
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
-		       uint32_t *src, int64_t *val)
+		       int64_t *val)
 {
 	struct lh_item *h = C->hi + S->roff[t];
 
 	while (C->hn[t] > 0) {
-		int64_t v = S->p[h[0].src] + S->cost[h[0].arc];
+		int64_t v = S->p[h[0].src] + h[0].cost;
 
 		if (v >= h[0].key) {
 			*val = v;
-			*src = h[0].src;
-			return h[0].arc;
+			return h[0].src;
 		}
 		h[0].key = v;
 		lh_down(h, C->hn[t], 0);
@@ -1955,7 +1967,7 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		S->fl[via] ^= 1;
 		if (S->fl[via] & 1) {
 			S->in[t]++;
-			lh_add(S, C, t, via, u, S->p[u] + S->cost[via]);
+			lh_add(S, C, t, u, S->cost[via]);
 		} else {
 			S->in[t]--;
 		}
@@ -2129,7 +2141,7 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 
 	while (C->ex[v] > 0) {
 		int64_t best = INT64_MIN, hv;
-		uint32_t arc, src;
+		uint32_t src;
 
 		if (fty(S, t) < fty_cap(S, t)) {
 			uint32_t room = fty_cap(S, t) - fty(S, t);
@@ -2150,11 +2162,11 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 			if (S->p[h] > best)
 				best = S->p[h];
 		}
-		arc = lh_top(S, C, t, &src, &hv);
-		if (arc != NONE) {
+		src = lh_top(S, C, t, &hv);
+		if (src != NONE) {
 			if (S->p[v] < hv) {
 				lh_pop(S, C, t);
-				cs_move(S, C, v, src, arc, 1);
+				cs_move(S, C, v, src, flow_arc(S, src, t), 1);
 				continue;
 			}
 			if (hv > best)
@@ -2294,8 +2306,8 @@ static int cs_start(struct solver *S, struct cs *C)
 	for (s = 0; s < S->ns; s++)
 		for (i = S->off[s]; i < S->off[s + 1]; i++)
 			if (S->fl[i] & 1)
-				lh_add(S, C, S->tg[i], (uint32_t)i,
-				       (uint32_t)s, S->p[s] + S->cost[i]);
+				lh_add(S, C, S->tg[i], (uint32_t)s,
+				       S->cost[i]);
 	return C->oom ? -1 : 0;
 }
 
