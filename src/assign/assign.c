@@ -1765,7 +1765,7 @@ out:
  * exact phases and the certificate that follow decide optimality.
  *
  * Cost: each refine O(n M) for the restart plus the pushes and relabels
- * (about 10-25 per node per refine on the benchmark), each O(M) for a
+ * (about 7 per node per refine on the benchmark), each O(M) for a
  * source and O(log in_t) for a target.
  */
 #define CS_EPS0 ((int64_t)1 << 24)	/* one unit of score */
