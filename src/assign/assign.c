@@ -2012,6 +2012,25 @@ static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
  * 0 done, 1 not applicable (more excess), -1 stuck.
  */
 #define SRC_TOP 8
+
+/* Insert (val, a) into kv/ka, descending, keeping the best cap of them. */
+static void top_insert(int64_t *kv, uint32_t *ka, size_t *n, size_t cap,
+		       int64_t val, uint32_t a)
+{
+	size_t j;
+
+	if (*n == cap && val <= kv[cap - 1])
+		return;
+	if (*n < cap)
+		(*n)++;
+	for (j = *n - 1; j > 0 && kv[j - 1] < val; j--) {
+		kv[j] = kv[j - 1];
+		ka[j] = ka[j - 1];
+	}
+	kv[j] = val;
+	ka[j] = a;
+}
+
 static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 {
 	int hubok = S->hub && S->gs[s] != NONE;
@@ -2037,16 +2056,7 @@ static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 			cs_move(S, C, s, tnode(S, S->tg[i]), (uint32_t)i, 1);
 			continue;
 		}
-		if (n == want && val <= kv[n - 1])
-			continue;
-		if (n < want)
-			n++;
-		for (j = n - 1; j > 0 && kv[j - 1] < val; j--) {
-			kv[j] = kv[j - 1];
-			ka[j] = ka[j - 1];
-		}
-		kv[j] = val;
-		ka[j] = (uint32_t)i;
+		top_insert(kv, ka, &n, want, val, (uint32_t)i);
 	}
 	if (hubok && C->ex[s] > 0 && S->r[s] < S->ls[s]) {
 		uint32_t room = S->ls[s] - S->r[s];
@@ -2058,18 +2068,8 @@ static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 		} else {
 			size_t c;
 
-			for (c = 0; c < room && c < want; c++) {
-				if (n == want && val <= kv[n - 1])
-					break;
-				if (n < want)
-					n++;
-				for (j = n - 1; j > 0 && kv[j - 1] < val; j--) {
-					kv[j] = kv[j - 1];
-					ka[j] = ka[j - 1];
-				}
-				kv[j] = val;
-				ka[j] = NONE;
-			}
+			for (c = 0; c < room && c < want; c++)
+				top_insert(kv, ka, &n, want, val, NONE);
 		}
 	}
 	if (C->ex[s] == 0)
