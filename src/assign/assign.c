@@ -1929,8 +1929,9 @@ static void cs_activate(struct solver *S, struct cs *C, uint32_t v)
 
 /*
  * Move amt units along the residual arc u -> v (via as in apply_arc).
- * The solver's totals and used lists are left stale: init_flow() renews
- * them after cost scaling.
+ * The in-degrees, totals and used lists are left stale (a push would
+ * otherwise miss the cache once more): init_flow() renews them after
+ * cost scaling, and nothing reads them before.
  */
 static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		    uint32_t via, uint32_t amt)
@@ -1945,13 +1946,10 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 	} else if (via == VIA_HUB_T) {
 		uint32_t t = (is_hub(S, u) ? v : u) - (uint32_t)S->ns;
 
-		if (is_hub(S, u)) {
+		if (is_hub(S, u))
 			S->q[t] += amt;
-			S->in[t] += amt;
-		} else {
+		else
 			S->q[t] -= amt;
-			S->in[t] -= amt;
-		}
 	} else if (via == VIA_SRC_HUB) {
 		if (is_src(S, u)) {
 			S->r[u] += amt;
@@ -1965,12 +1963,8 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 		uint32_t t = S->tg[via];
 
 		S->fl[via] ^= 1;
-		if (S->fl[via] & 1) {
-			S->in[t]++;
+		if (S->fl[via] & 1)
 			lh_add(S, C, t, u, S->cost[via]);
-		} else {
-			S->in[t]--;
-		}
 	}
 	C->ex[u] -= amt;
 	C->ex[v] += amt;
