@@ -1774,15 +1774,22 @@ out:
 #define CS_EPS0 ((int64_t)1 << 24)	/* one unit of score */
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
 #define CS_BUDGET 64
+/* |potentials| stay below this, so that link-heap keys (value * 256 +
+ * slot) cannot overflow; a refine that goes beyond gives up */
+#define CS_PMAX ((int64_t)1 << 52)
 
 #define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
 #define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
 
 struct lh_item {
-	int64_t key;		/* p(s) + c(s, t) when last looked at */
+	int64_t key;		/* (p(s) + c(s, t) when last looked at) * 256
+				 * + the arc's slot in s's list (LH_NOSLOT if
+				 * beyond): a give back needs no search */
 	uint32_t src;
 	int32_t cost;		/* c(s, t): the top check reads no arc array */
 };
+
+#define LH_NOSLOT 255
 
 struct cs {
 	int64_t *ex;		/* excess per node */
@@ -1791,7 +1798,7 @@ struct cs {
 	size_t head, n;
 	int64_t eps;
 	size_t relabels, limit;
-	int oom;
+	int oom, range;
 	/* targets with excess wait here, not in the FIFO: each is
 	 * discharged right after the node that filled it (double push) */
 	uint32_t *stk;
@@ -1839,12 +1846,13 @@ static void lh_down(struct lh_item *h, size_t n, size_t i)
 
 /* Target t's link heap: add the link from source s at cost c. */
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
-		   uint32_t s, int32_t c)
+		   uint32_t s, int32_t c, size_t slot)
 {
 	struct lh_item *h = C->hi + S->roff[t];
 	size_t n = C->hn[t]++;
 
-	h[n].key = S->p[s] + c;
+	h[n].key = (S->p[s] + c) * 256 +
+		   (slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
 	h[n].src = s;
 	h[n].cost = c;
 	lh_up(h, n);
@@ -1863,20 +1871,22 @@ static uint32_t flow_arc(const struct solver *S, uint32_t s, uint32_t t)
 }
 
 /* The source of target t's link of highest value now, or NONE; *val
- * gets the value. */
+ * gets the value, *slot the link's slot in the source's arcs. */
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
-		       int64_t *val)
+		       int64_t *val, uint32_t *slot)
 {
 	struct lh_item *h = C->hi + S->roff[t];
 
 	while (C->hn[t] > 0) {
 		int64_t v = S->p[h[0].src] + h[0].cost;
+		int64_t sl = h[0].key & 255;
 
-		if (v >= h[0].key) {
+		if (v >= h[0].key >> 8) {
 			*val = v;
+			*slot = (uint32_t)sl;
 			return h[0].src;
 		}
-		h[0].key = v;
+		h[0].key = v * 256 + sl;
 		lh_down(h, C->hn[t], 0);
 	}
 	return NONE;
@@ -1975,7 +1985,7 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 
 		S->fl[via] ^= 1;
 		if (S->fl[via] & 1)
-			lh_add(S, C, t, u, S->cost[via]);
+			lh_add(S, C, t, u, S->cost[via], via - S->off[u]);
 	}
 	C->ex[u] -= amt;
 	C->ex[v] += amt;
@@ -2007,6 +2017,8 @@ static void cs_relabel(struct solver *S, struct cs *C, uint32_t u,
 {
 	S->p[u] = best - C->eps;
 	C->relabels++;
+	if (S->p[u] < -CS_PMAX)
+		C->range = 1;
 }
 
 /*
@@ -2146,7 +2158,7 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 
 	while (C->ex[v] > 0) {
 		int64_t best = INT64_MIN, hv;
-		uint32_t src;
+		uint32_t src, slot;
 
 		if (fty(S, t) < fty_cap(S, t)) {
 			uint32_t room = fty_cap(S, t) - fty(S, t);
@@ -2167,11 +2179,13 @@ static int cs_discharge_tgt(struct solver *S, struct cs *C, uint32_t v)
 			if (S->p[h] > best)
 				best = S->p[h];
 		}
-		src = lh_top(S, C, t, &hv);
+		src = lh_top(S, C, t, &hv, &slot);
 		if (src != NONE) {
 			if (S->p[v] < hv) {
 				lh_pop(S, C, t);
-				cs_move(S, C, v, src, flow_arc(S, src, t), 1);
+				cs_move(S, C, v, src, slot < LH_NOSLOT ?
+					(uint32_t)(S->off[src] + slot) :
+					flow_arc(S, src, t), 1);
 				continue;
 			}
 			if (hv > best)
@@ -2312,7 +2326,7 @@ static int cs_start(struct solver *S, struct cs *C)
 		for (i = S->off[s]; i < S->off[s + 1]; i++)
 			if (S->fl[i] & 1)
 				lh_add(S, C, S->tg[i], (uint32_t)s,
-				       S->cost[i]);
+				       S->cost[i], i - S->off[s]);
 	return C->oom ? -1 : 0;
 }
 
@@ -2355,7 +2369,7 @@ static int cs_refine(struct solver *S, struct cs *C)
 		}
 		if (C->oom)
 			return -1;
-		if (r < 0 || C->relabels > C->limit)
+		if (r < 0 || C->relabels > C->limit || C->range)
 			return 1;
 	}
 	return 0;
