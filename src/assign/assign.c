@@ -1981,7 +1981,7 @@ static void cs_move(struct solver *S, struct cs *C, uint32_t u, uint32_t v,
 	} else {
 		/* a candidate link: s -> t takes it, t -> s gives it back
 		 * (t pops it from its heap itself) */
-		uint32_t t = S->tg[via];
+		uint32_t t = is_src(S, u) ? S->tg[via] : u - (uint32_t)S->ns;
 
 		S->fl[via] ^= 1;
 		if (S->fl[via] & 1)
