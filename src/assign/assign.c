@@ -1808,7 +1808,10 @@ struct cs {
 	size_t nval, cval;
 	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
 	struct lh_item *hi;
-	uint32_t *hn;
+	struct lh_count {
+		uint32_t n;	/* links in the segment */
+		uint32_t ord;	/* the first ord of them are in heap order */
+	} *hn;
 	/* per group: its targets, its sources with r > 0; Y: targets with
 	 * f_tY > 0; all by potential */
 	struct iheap *hubt, *hubs, ys;
@@ -1844,18 +1847,19 @@ static void lh_down(struct lh_item *h, size_t n, size_t i)
 	h[i] = x;
 }
 
-/* Target t's link heap: add the link from source s at cost c. */
+/* Target t's link heap: add the link from source s at cost c. It joins
+ * the heap order only when t next looks at its top (lh_order), which with
+ * double push is right after, while the segment is in cache. */
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
 		   uint32_t s, int32_t c, size_t slot)
 {
 	struct lh_item *h = C->hi + S->roff[t];
-	size_t n = C->hn[t]++;
+	size_t n = C->hn[t].n++;
 
 	h[n].key = (S->p[s] + c) * 256 +
 		   (slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
 	h[n].src = s;
 	h[n].cost = c;
-	lh_up(h, n);
 }
 
 /* The arc of source s to target t that carries flow (found on a give
@@ -1877,7 +1881,9 @@ static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 {
 	struct lh_item *h = C->hi + S->roff[t];
 
-	while (C->hn[t] > 0) {
+	while (C->hn[t].ord < C->hn[t].n)
+		lh_up(h, C->hn[t].ord++);
+	while (C->hn[t].n > 0) {
 		int64_t v = S->p[h[0].src] + h[0].cost;
 		int64_t sl = h[0].key & 255;
 
@@ -1887,7 +1893,7 @@ static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 			return h[0].src;
 		}
 		h[0].key = v * 256 + sl;
-		lh_down(h, C->hn[t], 0);
+		lh_down(h, C->hn[t].n, 0);
 	}
 	return NONE;
 }
@@ -1895,8 +1901,9 @@ static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 {
 	struct lh_item *h = C->hi + S->roff[t];
-	size_t n = --C->hn[t];
+	size_t n = --C->hn[t].n;
 
+	C->hn[t].ord = (uint32_t)n;	/* lh_top() ordered them all */
 	if (n > 0) {
 		h[0] = h[n];
 		lh_down(h, n, 0);
@@ -2321,7 +2328,7 @@ static int cs_start(struct solver *S, struct cs *C)
 	}
 	/* what is left is Y's (init_flow balances every source) */
 	C->ex[S->y] = ey;
-	memset(C->hn, 0, S->nt * sizeof(uint32_t));
+	memset(C->hn, 0, S->nt * sizeof(*C->hn));
 	for (s = 0; s < S->ns; s++)
 		for (i = S->off[s]; i < S->off[s + 1]; i++)
 			if (S->fl[i] & 1)
@@ -2391,7 +2398,7 @@ static int cost_scale(struct solver *S)
 	C.inq = malloc(S->nn);
 	C.mem = malloc(S->nn);
 	C.hi = malloc((S->na + 1) * sizeof(struct lh_item));
-	C.hn = malloc((S->nt + 1) * sizeof(uint32_t));
+	C.hn = malloc((S->nt + 1) * sizeof(*C.hn));
 	C.hubt = calloc(S->ng + 1, sizeof(struct iheap));
 	C.hubs = calloc(S->ng + 1, sizeof(struct iheap));
 	C.stk = malloc((S->nt + 1) * sizeof(uint32_t));
