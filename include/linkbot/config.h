@@ -53,6 +53,8 @@ struct lb_endpoint {
 	int min_incoming;		/* k */
 	int max_incoming;		/* 0 = no cap */
 	double stability_bonus;		/* weight of keeping last run's links */
+	double max_shrink;		/* share of published answers a night may
+					   remove without --allow-shrink */
 	int random_completion;		/* fill with random links */
 	int multi_language;		/* pair only pages of one language */
 	int query_keep_all;		/* query_params: ["*"] */
@@ -142,6 +144,9 @@ const struct lb_endpoint *config_endpoint(const struct lb_client *client,
 
 /* 1 if s is a valid client or endpoint id: [a-z0-9][a-z0-9_-]{0,63}. */
 int config_valid_id(const char *s);
+
+/* A store location: a directory, "dir:PATH" or "s3://BUCKET[/PREFIX]". */
+int config_valid_store(const char *s);
 
 const char *config_variant_name(enum lb_variant v);
 const char *config_state_name(enum lb_ep_state s);

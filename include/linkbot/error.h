@@ -29,6 +29,8 @@
 	X(STORE, "store error")                                      \
 	X(NOTFOUND, "not found")                                     \
 	X(INFEASIBLE, "constraint cannot hold")                      \
+	X(SHRINK, "refused to shrink")                               \
+	X(NODATA, "no data")                                         \
 	X(INTERNAL, "internal error")
 
 enum lb_errcode {

@@ -26,7 +26,8 @@ enum lb_stage {
 };
 
 struct lb_run_opts {
-	const char *endpoint;	/* "client/endpoint" or "client", NULL = all */
+	const char *endpoint;	/* "client/endpoint", "client" or a project
+				   uuid; NULL = all */
 	const char *store;	/* overrides cfg->store */
 	const char *urls_file;	/* crawl: side crawl of these URLs */
 	const char *export_dir;	/* build: write candidates.tsv there */
@@ -35,6 +36,7 @@ struct lb_run_opts {
 	unsigned from_shards;	/* build --shards n: assign from n shard files */
 	int force;		/* crawl even if done today */
 	int dry_run;		/* publish: only say what would change */
+	int allow_shrink;	/* publish even past an endpoint's max_shrink */
 	int progress;		/* progress bars on a TTY */
 	int no_rate_limit;	/* benchmarks only */
 	int have_seed;
@@ -43,7 +45,11 @@ struct lb_run_opts {
 };
 
 struct lb_run_stats {
+	int clients;		/* clients run */
+	int endpoints_done;	/* endpoints (and modules' projects) that went
+				   through every stage asked */
 	int endpoints_failed;
+	int projects;		/* projects run */
 };
 
 /*

@@ -42,6 +42,13 @@ int publish_add(struct lb_publish *p, const char *key, const void *data,
 int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 		   struct lb_publish_stats *stats, struct lb_error *err);
 
+/*
+ * The safety valve: a commit that would delete more than share (0..1) of
+ * the objects the folder's manifest lists changes nothing and fails with
+ * LB_ESHRINK (stats still say what it would have done). Default: no limit.
+ */
+void publish_set_max_delete(struct lb_publish *p, double share);
+
 /* gzip data (deterministic: no name, no time); *out owned by caller. */
 int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	    struct lb_error *err);

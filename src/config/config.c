@@ -7,6 +7,7 @@
  * memory is touched before the whole file validated.
  */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -90,6 +91,31 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* The key node of an earlier pair of mapping n with the same key as *p. */
+static yaml_node_t *dup_key(struct ctx *c, yaml_node_t *n,
+			    const yaml_node_pair_t *p)
+{
+	const char *ks = scalar(node(c, p->key));
+	yaml_node_pair_t *q;
+
+	for (q = n->data.mapping.pairs.start; ks != NULL && q < p; q++) {
+		const char *qs = scalar(node(c, q->key));
+		if (qs != NULL && strcmp(qs, ks) == 0)
+			return node(c, q->key);
+	}
+	return NULL;
+}
+
+/* A plain scalar that YAML reads as null: ~, null, Null, NULL. */
+static int is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+
+	return s != NULL && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL"));
+}
+
 /*
  * Checks that every key of mapping n is one of keys[] (NULL-terminated);
  * otherwise reports the unknown key with the closest known one.
@@ -119,6 +145,10 @@ static int check_keys(struct ctx *c, yaml_node_t *n, const char *what,
 		if (ks == NULL)
 			return cfg_error(c, k, "keys of %s must be plain words",
 					 what);
+		if (dup_key(c, n, p) != NULL)
+			return cfg_error(c, k, "'%s' is given twice in %s (first "
+					 "at line %d): keep one",
+					 ks, what, line_of(dup_key(c, n, p)));
 		for (i = 0; keys[i] != NULL; i++) {
 			size_t d = distance(ks, keys[i]);
 			if (d == 0)
@@ -168,6 +198,9 @@ static int get_str(struct ctx *c, yaml_node_t *map, const char *key,
 	}
 	if (s == NULL)
 		return cfg_error(c, v, "'%s' must be a single value", key);
+	if (is_null(v))
+		return cfg_error(c, v, "'%s' is null ('%s'): give a value, or "
+				 "remove the key for the default", key, s);
 	if (*s == '\0') {
 		if (required)
 			return cfg_error(c, v, "'%s' must not be empty", key);
@@ -218,7 +251,7 @@ static int get_double(struct ctx *c, yaml_node_t *map, const char *key,
 		return cfg_error(c, v, "'%s' must be a number", key);
 	errno = 0;
 	x = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0')
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(x))
 		return cfg_error(c, v, "'%s' must be a number, not '%s'", key, s);
 	if (x < min || x > max)
 		return cfg_error(c, v, "'%s' must be between %g and %g, not %g",
@@ -303,6 +336,19 @@ static int get_seq(struct ctx *c, yaml_node_t *map, const char *key,
 	return 0;
 }
 
+int config_valid_store(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return 0;
+	if (strncmp(s, "s3:", 3) == 0 || strncmp(s, "S3:", 3) == 0)
+		return strncmp(s, "s3://", 5) == 0 && s[5] != '\0' &&
+		       s[5] != '/';
+	if (strncmp(s, "dir:", 4) == 0)
+		return s[4] != '\0';
+	/* Another scheme is a typo of a bucket URL, not a directory. */
+	return strstr(s, "://") == NULL;
+}
+
 int config_valid_id(const char *s)
 {
 	size_t i;
@@ -361,7 +407,7 @@ static const char *const source_keys[] = { "sitemap_index", "sitemap",
 static const char *const endpoint_keys[] = {
 	"id", "variant", "source", "target", "links", "min_incoming",
 	"max_incoming", "random_completion", "multi_language", "query_params",
-	"extra_fields", "state", "stability_bonus", NULL
+	"extra_fields", "state", "stability_bonus", "max_shrink", NULL
 };
 static const char *const project_keys[] = { "uuid", "client",
 					    "api_key_sha256", "modules", NULL };
@@ -439,6 +485,7 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	ep->min_incoming = -1;
 	ep->random_completion = -1;
 	ep->stability_bonus = 0.01;
+	ep->max_shrink = 0.2;
 	if (get_str(c, n, "id", 1, &ep->id) < 0)
 		goto out;
 	if (!config_valid_id(ep->id)) {
@@ -491,7 +538,8 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 	    get_str(c, n, "state", 0, &s) < 0)
 		goto out;
 	if (get_double(c, n, "stability_bonus", 0.0, 1.0,
-		       &ep->stability_bonus) < 0)
+		       &ep->stability_bonus) < 0 ||
+	    get_double(c, n, "max_shrink", 0.0, 1.0, &ep->max_shrink) < 0)
 		goto out;
 	if (ep->min_incoming < 0)
 		ep->min_incoming = ep->links;
@@ -538,6 +586,17 @@ out:
 	return rc;
 }
 
+/* Does a set have a pattern that is not a '!' exclusion? */
+static int includes_something(const struct lb_strlist *patterns)
+{
+	size_t i;
+
+	for (i = 0; i < patterns->n; i++)
+		if (patterns->v[i][0] != '!')
+			return 1;
+	return 0;
+}
+
 static int parse_sets(struct ctx *c, yaml_node_t *n, struct lb_client *cl)
 {
 	yaml_node_pair_t *p;
@@ -574,6 +633,11 @@ static int parse_sets(struct ctx *c, yaml_node_t *n, struct lb_client *cl)
 		if (v->type == YAML_SCALAR_NODE && *scalar(v) != '\0') {
 			if (lb_strlist_add(&set->patterns, scalar(v), c->err) < 0)
 				return -1;
+			if (!includes_something(&set->patterns))
+				return cfg_error(c, v,
+						 "set '%s' has only a '!' "
+						 "exclusion, so it matches no "
+						 "page", name);
 			continue;
 		}
 		if (v->type != YAML_SEQUENCE_NODE ||
@@ -591,6 +655,11 @@ static int parse_sets(struct ctx *c, yaml_node_t *n, struct lb_client *cl)
 			if (lb_strlist_add(&set->patterns, s, c->err) < 0)
 				return -1;
 		}
+		if (!includes_something(&set->patterns))
+			return cfg_error(c, v,
+					 "set '%s' has only '!' exclusions, so "
+					 "it matches no page: add the patterns "
+					 "of the pages it holds", name);
 	}
 	return 0;
 }
@@ -684,7 +753,7 @@ static int parse_project(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
 			 struct lb_project *pr)
 {
 	yaml_node_item_t *items;
-	size_t count, i;
+	size_t count, i, j;
 	char *client = NULL;
 	int rc = -1;
 
@@ -750,6 +819,16 @@ static int parse_project(struct ctx *c, yaml_node_t *n, struct lb_config *cfg,
 				  "path prefixes starting with '/'", mod->id);
 			goto out;
 		}
+		for (j = 0; j < i; j++)
+			if (strcmp(pr->modules[j].id, mod->id) == 0) {
+				cfg_error(c, get(c, m, "id"),
+					  "module '%s' is defined twice in "
+					  "project '%s' (first at line %d): "
+					  "module ids must differ",
+					  mod->id, pr->uuid,
+					  pr->modules[j].line);
+				goto out;
+			}
 	}
 	rc = 0;
 out:
@@ -772,6 +851,10 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 	    get_str(c, root, "state", 0, &cfg->state_dir) < 0 ||
 	    get_bool(c, root, "state_sync", &cfg->state_sync) < 0)
 		return -1;
+	if (cfg->store != NULL && !config_valid_store(cfg->store))
+		return cfg_error(c, get(c, root, "store"),
+				 "store '%s' is neither a directory nor "
+				 "s3://BUCKET/PREFIX", cfg->store);
 	if ((n = get(c, root, "s3")) != NULL) {
 		if (check_keys(c, n, "s3", s3_keys) < 0 ||
 		    get_str(c, n, "endpoint", 0, &cfg->s3.endpoint) < 0 ||
@@ -878,6 +961,29 @@ static int set_defaults(struct lb_config *cfg, struct lb_error *err)
 	return 0;
 }
 
+/* A second document ('---') would be ignored silently: refuse it. */
+static int one_document(yaml_parser_t *parser, const char *name,
+			struct lb_error *err)
+{
+	yaml_document_t next;
+	yaml_node_t *root;
+	int rc = 0;
+
+	if (!yaml_parser_load(parser, &next))
+		return lb_error_set(err, LB_ECONFIG, "%s:%lu: %s", name,
+				    (unsigned long)parser->problem_mark.line + 1,
+				    parser->problem ? parser->problem :
+						      "invalid YAML");
+	if ((root = yaml_document_get_root_node(&next)) != NULL)
+		rc = lb_error_set(err, LB_ECONFIG,
+				  "%s:%lu: a second YAML document: linkbot reads "
+				  "one; merge it into the first or remove the "
+				  "'---' line",
+				  name, (unsigned long)root->start_mark.line + 1);
+	yaml_document_delete(&next);
+	return rc;
+}
+
 int config_parse(const char *name, const char *text, size_t len,
 		 struct lb_config **out, struct lb_error *err)
 {
@@ -916,7 +1022,7 @@ int config_parse(const char *name, const char *text, size_t len,
 		goto out;
 	}
 	if (parse_root(&c, yaml_document_get_root_node(&doc), cfg) < 0 ||
-	    set_defaults(cfg, err) < 0)
+	    set_defaults(cfg, err) < 0 || one_document(&parser, name, err) < 0)
 		goto out;
 	*out = cfg;
 	cfg = NULL;

@@ -338,6 +338,14 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 	log_info("%s/%s: %zu source pages, %zu target pages", job->client_id,
 		 job->id, src.n, tgt.n);
+	if (src.n == 0 || tgt.n == 0) {
+		lb_error_set(err, LB_ENODATA,
+			     "no page of its %s set is indexed: are the URL "
+			     "sources reachable, and do the set's patterns "
+			     "match their URLs? (see the crawl's log)",
+			     src.n == 0 ? "source" : "target");
+		goto out;
+	}
 	self = malloc((src.n ? src.n : 1) * sizeof(*self));
 	if (self == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

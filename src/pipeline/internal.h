@@ -66,6 +66,15 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 			      const struct lb_run_opts *opts,
 			      struct lb_error *err);
 
+/*
+ * An endpoint without data tonight: its published answers stay as they
+ * are; one that never had any is published pending (the edge answers 204).
+ */
+int pipeline_publish_pending(const struct lb_client *cl,
+			     const struct lb_endpoint *ep,
+			     struct lb_store *store,
+			     const struct lb_run_opts *opts, struct lb_error *err);
+
 /* The seed of an endpoint's randomness: --seed, else the UTC day. */
 uint64_t pipeline_seed(const struct lb_run_opts *opts, const char *client,
 		       const char *endpoint);

@@ -46,33 +46,105 @@ uint64_t pipeline_seed(const struct lb_run_opts *opts, const char *client,
 	return h;
 }
 
-/* Does the --endpoint selection ("client" or "client/endpoint") take it? */
-static int selected(const struct lb_run_opts *opts, const char *client,
-		    const char *endpoint)
-{
-	size_t n;
+/*
+ * What --endpoint selects: nothing given (everything), a client, one
+ * endpoint of a client, or one project (by its uuid). Resolved once, before
+ * anything runs, so that a typo is an error and not a night that does
+ * nothing.
+ */
+struct selection {
+	const struct lb_client *client;		/* NULL: every client */
+	const struct lb_endpoint *ep;		/* NULL: all of the client's */
+	const struct lb_project *project;	/* only this project */
+};
 
-	if (opts->endpoint == NULL)
-		return 1;
-	n = strlen(client);
-	if (strncmp(opts->endpoint, client, n) != 0)
+static int list_names(const struct lb_config *cfg, char *buf, size_t size)
+{
+	size_t c, e, len = 0;
+
+	buf[0] = '\0';
+#define ADD(...) (len += (size_t)snprintf(buf + len, len < size ? size - len : 0, __VA_ARGS__))
+	for (c = 0; c < cfg->n_clients; c++) {
+		const struct lb_client *cl = &cfg->clients[c];
+		ADD("%s%s", len ? ", " : "", cl->id);
+		for (e = 0; e < cl->n_endpoints; e++)
+			ADD(", %s/%s", cl->id, cl->endpoints[e].id);
+	}
+	for (c = 0; c < cfg->n_projects; c++)
+		ADD("%s%s (project)", len ? ", " : "", cfg->projects[c].uuid);
+#undef ADD
+	if (len >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+	return 0;
+}
+
+static int resolve_selection(const struct lb_config *cfg, const char *what,
+			     struct selection *sel, struct lb_error *err)
+{
+	char names[300];
+	const char *slash;
+	size_t i, n;
+
+	memset(sel, 0, sizeof(*sel));
+	if (what == NULL)
 		return 0;
-	if (opts->endpoint[n] == '\0')
-		return 1;
-	return opts->endpoint[n] == '/' &&
-	       (endpoint == NULL || strcmp(opts->endpoint + n + 1, endpoint) == 0);
+	slash = strchr(what, '/');
+	n = slash ? (size_t)(slash - what) : strlen(what);
+	for (i = 0; i < cfg->n_clients; i++) {
+		const struct lb_client *cl = &cfg->clients[i];
+		if (strlen(cl->id) != n || strncmp(cl->id, what, n) != 0)
+			continue;
+		sel->client = cl;
+		if (slash == NULL)
+			return 0;
+		if ((sel->ep = config_endpoint(cl, slash + 1)) != NULL)
+			return 0;
+	}
+	for (i = 0; slash == NULL && i < cfg->n_projects; i++)
+		if (strcmp(cfg->projects[i].uuid, what) == 0) {
+			sel->project = &cfg->projects[i];
+			sel->client = sel->project->client;
+			return 0;
+		}
+	list_names(cfg, names, sizeof(names));
+	return lb_error_set(err, LB_EUSAGE,
+			    "no client, endpoint or project '%s' in '%s' "
+			    "(known: %s)", what, cfg->path,
+			    *names ? names : "none");
+}
+
+static int selected_client(const struct selection *sel,
+			   const struct lb_client *cl)
+{
+	return sel->client == NULL || sel->client == cl;
+}
+
+static int selected_endpoint(const struct selection *sel,
+			     const struct lb_endpoint *ep)
+{
+	return sel->project == NULL && (sel->ep == NULL || sel->ep == ep);
+}
+
+static int selected_project(const struct selection *sel,
+			    const struct lb_project *pr)
+{
+	return sel->ep == NULL &&
+	       (sel->project == NULL || sel->project == pr);
 }
 
 struct client_run {
 	const struct lb_config *cfg;
 	const struct lb_client *cl;
 	const struct lb_run_opts *opts;
+	const struct selection *sel;
 	struct lb_corpus *corpus;
 	struct pages pages;
 	int pages_loaded;
 	struct lb_store *store;
 	struct lb_run_stats *stats;
 	unsigned failed_endpoints;	/* bit per endpoint index (first 32) */
+	unsigned nodata_endpoints;	/* failed for want of pages: published
+					   pending if they never were */
 };
 
 static int stage_crawl(struct client_run *r, struct lb_error *err)
@@ -152,7 +224,10 @@ static int publish_one(struct client_run *r, const struct lb_endpoint *ep,
 /*
  * Runs fn on each selected endpoint. An endpoint's failure is reported and
  * counted, and the others go on; an environment error (no memory, disk,
- * store) stops everything.
+ * store) stops everything. An endpoint whose build found no page (the
+ * sources failed, or its set matches nothing) is not published: it keeps
+ * what it had, or, if it never had data, is published pending (the edge
+ * answers 204).
  */
 static int each_endpoint(struct client_run *r, endpoint_fn fn,
 			 struct lb_error *err)
@@ -163,15 +238,24 @@ static int each_endpoint(struct client_run *r, endpoint_fn fn,
 		return -1;
 	for (i = 0; i < r->cl->n_endpoints; i++) {
 		const struct lb_endpoint *ep = &r->cl->endpoints[i];
+		unsigned bit = i < 32 ? 1u << i : 0;
 		struct lb_error eerr;
 
-		if (!selected(r->opts, r->cl->id, ep->id))
+		if (!selected_endpoint(r->sel, ep))
 			continue;
-		if (i < 32 && (r->failed_endpoints & (1u << i)))
-			continue;	/* its build failed: keep the old answers */
 		lb_error_init(&eerr);
+		if (r->nodata_endpoints & bit) {
+			if (fn == publish_one &&
+			    pipeline_publish_pending(r->cl, ep, r->store,
+						     r->opts, &eerr) < 0)
+				goto failed;
+			continue;
+		}
+		if (r->failed_endpoints & bit)
+			continue;	/* its build failed: keep the old answers */
 		if (fn(r, ep, &eerr) == 0)
 			continue;
+failed:
 		if (eerr.code == LB_ENOMEM || eerr.code == LB_EIO ||
 		    eerr.code == LB_ESTORE || eerr.code == LB_ESTATE) {
 			lb_error_set(err, eerr.code, "%s/%s: %s", r->cl->id,
@@ -179,8 +263,10 @@ static int each_endpoint(struct client_run *r, endpoint_fn fn,
 			return -1;
 		}
 		log_warnx("%s/%s failed: %s", r->cl->id, ep->id, eerr.msg);
-		if (i < 32)
-			r->failed_endpoints |= 1u << i;
+		if (eerr.code == LB_ENODATA)
+			r->nodata_endpoints |= bit;
+		else
+			r->failed_endpoints |= bit;
 		r->stats->endpoints_failed++;
 	}
 	return 0;
@@ -208,13 +294,11 @@ static int each_project(struct client_run *r, project_fn fn,
 {
 	size_t i;
 
-	if (r->opts->endpoint != NULL && strchr(r->opts->endpoint, '/'))
-		return 0;
 	for (i = 0; i < r->cfg->n_projects; i++) {
 		const struct lb_project *pr = &r->cfg->projects[i];
 		struct lb_error perr;
 
-		if (pr->client != r->cl)
+		if (pr->client != r->cl || !selected_project(r->sel, pr))
 			continue;
 		lb_error_init(&perr);
 		if (fn(r, pr, &perr) == 0)
@@ -256,21 +340,36 @@ static const struct stage {
 	{ LB_STAGE_PUBLISH, "publish", stage_publish },
 };
 
+/* Counts what a client's run did, once its stages are over. */
+static void count_client(struct client_run *r)
+{
+	size_t i;
+
+	r->stats->clients++;
+	for (i = 0; i < r->cl->n_endpoints; i++) {
+		unsigned bit = i < 32 ? 1u << i : 0;
+		if (selected_endpoint(r->sel, &r->cl->endpoints[i]) &&
+		    !((r->failed_endpoints | r->nodata_endpoints) & bit))
+			r->stats->endpoints_done++;
+	}
+	for (i = 0; i < r->cfg->n_projects; i++)
+		if (r->cfg->projects[i].client == r->cl &&
+		    selected_project(r->sel, &r->cfg->projects[i]))
+			r->stats->projects++;
+}
+
 int pipeline_run(const struct lb_config *cfg, unsigned which,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err)
 {
 	struct lb_store *store = NULL;
+	struct selection sel;
 	size_t c, s;
-	int rc = -1, matched = 0;
+	int rc = -1;
 
 	memset(stats, 0, sizeof(*stats));
-	for (c = 0; c < cfg->n_clients; c++)
-		matched |= selected(opts, cfg->clients[c].id, NULL);
-	if (!matched)
-		return lb_error_set(err, LB_EUSAGE,
-				    "no client or endpoint '%s' in '%s'",
-				    opts->endpoint, cfg->path);
+	if (resolve_selection(cfg, opts->endpoint, &sel, err) < 0)
+		return -1;
 	if (((which & LB_STAGE_PUBLISH) || cfg->state_sync) &&
 	    store_open(cfg, opts->store ? opts->store : cfg->store, &store,
 		       err) < 0)
@@ -278,12 +377,13 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 	for (c = 0; c < cfg->n_clients; c++) {
 		struct client_run r;
 
-		if (!selected(opts, cfg->clients[c].id, NULL))
+		if (!selected_client(&sel, &cfg->clients[c]))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.cfg = cfg;
 		r.cl = &cfg->clients[c];
 		r.opts = opts;
+		r.sel = &sel;
 		r.store = store;
 		r.stats = stats;
 		/* state_sync: the corpus comes from the store (a CI runner
@@ -304,6 +404,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 				goto out;
 			}
 		}
+		count_client(&r);
 		if (r.pages_loaded)
 			pages_release(&r.pages);
 		corpus_free(r.corpus);

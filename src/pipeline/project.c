@@ -66,12 +66,22 @@ int pipeline_build_project(const struct lb_config *cfg,
 		struct lb_endpoint mep;
 		int rc;
 
+		struct lb_error merr;
+
 		if (module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0)
 			return lb_error_set(err, LB_ENOMEM, "out of memory");
-		rc = pipeline_build(&job, pages, opts, err);
+		lb_error_init(&merr);
+		rc = pipeline_build(&job, pages, opts, &merr);
 		link_job_release(&job);
+		if (rc < 0 && merr.code == LB_ENODATA) {
+			/* A module whose prefixes match no page yet: its
+			 * pages get no map entry, the others go on. */
+			log_warnx("project %s, module %s: %s", pr->uuid,
+				  pr->modules[i].id, merr.msg);
+			continue;
+		}
 		if (rc < 0)
-			return -1;
+			return lb_error_set(err, merr.code, "%s", merr.msg);
 	}
 	return 0;
 }
@@ -237,8 +247,9 @@ int pipeline_publish_project(const struct lb_config *cfg,
 	memset(&ps, 0, sizeof(ps));
 	if (publish_commit(pub, store, opts->dry_run, &ps, err) < 0)
 		goto out;
-	log_info("%s: %ld objects, %ld uploaded, %ld deleted, %ld unchanged",
-		 folder, ps.objects, ps.uploaded, ps.deleted, ps.unchanged);
+	log_info("%s: %ld objects, %s%ld uploaded, %ld deleted, %ld unchanged",
+		 folder, ps.objects, opts->dry_run ? "dry run: would have " : "",
+		 ps.uploaded, ps.deleted, ps.unchanged);
 	rc = 0;
 out:
 	for (i = 0; ml != NULL && i < pr->n_modules; i++) {

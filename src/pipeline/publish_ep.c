@@ -100,6 +100,7 @@ struct answers {
 	struct lb_publish *pub;
 	const struct lb_endpoint *ep;
 	struct idset ids;
+	size_t n;		/* source pages seen */
 	struct lb_error *err;
 };
 
@@ -108,6 +109,7 @@ static int visit_answer(const struct lb_doc *src,
 {
 	struct answers *a = arg;
 
+	a->n++;
 	return add_answer(a->pub, a->ep, &a->ids, src, links, n, a->err);
 }
 
@@ -239,6 +241,51 @@ out:
 	return rc;
 }
 
+/* Is the endpoint's published descriptor there, and not pending? */
+static int has_data(struct lb_store *st, const struct lb_client *cl,
+		    const struct lb_endpoint *ep, struct lb_error *err)
+{
+	char key[160], *data = NULL;
+	size_t len = 0;
+	struct lb_error gerr;
+	cJSON *o, *state;
+	int rc;
+
+	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
+	lb_error_init(&gerr);
+	if (store_get(st, key, &data, &len, &gerr) < 0) {
+		if (gerr.code == LB_ENOTFOUND)
+			return 0;
+		return lb_error_set(err, gerr.code, "%s", gerr.msg);
+	}
+	o = cJSON_ParseWithLength(data, len);
+	state = cJSON_GetObjectItemCaseSensitive(o, "state");
+	rc = cJSON_IsString(state) &&
+	     strcmp(state->valuestring, config_state_name(LB_EP_PENDING)) != 0;
+	cJSON_Delete(o);
+	free(data);
+	return rc;
+}
+
+int pipeline_publish_pending(const struct lb_client *cl,
+			     const struct lb_endpoint *ep,
+			     struct lb_store *store,
+			     const struct lb_run_opts *opts, struct lb_error *err)
+{
+	int r = has_data(store, cl, ep, err);
+
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		log_info("%s/%s: no data tonight: its published answers stay "
+			 "as they were", cl->id, ep->id);
+		return 0;
+	}
+	log_info("%s/%s: no data yet: published pending (the edge answers 204)",
+		 cl->id, ep->id);
+	return put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
+}
+
 int pipeline_publish_endpoint(const struct lb_config *cfg,
 			      const struct lb_client *cl,
 			      const struct lb_endpoint *ep,
@@ -274,16 +321,28 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 	log_stage("render");
 	r = pipeline_read_links(job.links_path, pages, (size_t)ep->links,
 				visit_answer, &a, err);
-	if (r < 0 ||
-	    add_random_pool(a.pub, &job, pages,
+	if (r < 0)
+		goto out;
+	if (a.n == 0) {
+		/* Links of pages that are all gone: publishing would delete
+		 * every answer, or make an active endpoint with none. */
+		if (pipeline_publish_pending(cl, ep, store, opts, err) < 0)
+			goto out;
+		lb_error_set(err, LB_ENODATA, "none of the pages it has links "
+			     "for is in the corpus (see the crawl's log)");
+		goto out;
+	}
+	if (add_random_pool(a.pub, &job, pages,
 			    pipeline_seed(opts, cl->id, ep->id) ^ 0x5eed, err) < 0)
 		goto out;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
+	publish_set_max_delete(a.pub, opts->allow_shrink ? -1.0 : ep->max_shrink);
 	if (publish_commit(a.pub, store, opts->dry_run, &ps, err) < 0)
 		goto out;
-	log_info("%s: %ld objects, %ld uploaded (%lld bytes), %ld deleted, "
-		 "%ld unchanged", folder, ps.objects, ps.uploaded,
+	log_info("%s: %ld objects, %s%ld uploaded (%lld bytes), %ld deleted, "
+		 "%ld unchanged", folder, ps.objects,
+		 opts->dry_run ? "dry run: would have " : "", ps.uploaded,
 		 ps.bytes_uploaded, ps.deleted, ps.unchanged);
 	/* The descriptor last: the edge sees the data before the state. */
 	if (put_descriptor(store, cl, ep, ep->state, opts, err) < 0)

@@ -67,6 +67,8 @@ struct lb_publish {
 	char *folder;
 	struct pub_obj *obj;
 	size_t n, alloc;
+	double max_delete;	/* share of the old objects a commit may
+				   delete; < 0: no limit */
 };
 
 /* One entry of the old manifest. */
@@ -110,7 +112,13 @@ struct lb_publish *publish_new(const char *folder)
 	n = strlen(p->folder);
 	while (n > 0 && p->folder[n - 1] == '/')
 		p->folder[--n] = '\0';
+	p->max_delete = -1;
 	return p;
+}
+
+void publish_set_max_delete(struct lb_publish *p, double share)
+{
+	p->max_delete = share;
 }
 
 static void obj_release(struct pub_obj *o)
@@ -477,6 +485,24 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 		}
 	}
 
+	/*
+	 * The safety valve: a night that would delete more than max_delete of
+	 * what is published (a sitemap that suddenly lists a fraction of the
+	 * site, a half-deployed site) changes nothing at all, not even the
+	 * answers that stay, until the operator confirms.
+	 */
+	if (p->max_delete >= 0 && old.n > 0 &&
+	    (double)s.deleted > p->max_delete * (double)old.n) {
+		lb_error_set(err, LB_ESHRINK,
+			     "would delete %ld of the %zu objects published in "
+			     "'%s' (%.0f %%), more than the %.0f %% its max_shrink "
+			     "allows: nothing changed; if the site really "
+			     "shrank, run again with --allow-shrink",
+			     s.deleted, old.n, p->folder,
+			     100.0 * (double)s.deleted / (double)old.n,
+			     100.0 * p->max_delete);
+		goto out;
+	}
 	if (dry_run) {
 		for (i = 0; i < p->n; i++)
 			if (upload[i])
