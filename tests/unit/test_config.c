@@ -145,6 +145,62 @@ static void test_errors_name_the_line(void **state)
 	expect_error("", "empty", NULL);
 }
 
+/* Mistakes YAML itself lets through silently (issue: night after night). */
+static void test_silent_mistakes_refused(void **state)
+{
+	char text[2048];
+
+	(void)state;
+	/* A key given twice: the second would be ignored unvalidated. */
+	snprintf(text, sizeof(text), "%s        links: 8\n        links: 9999\n",
+		 base);
+	expect_error(text, "t.yaml:12:", "'links' is given twice in an "
+		     "endpoint (first at line 11)");
+	/* A second document would be ignored. */
+	snprintf(text, sizeof(text), "%s---\nstore: elsewhere\n", base);
+	expect_error(text, "t.yaml:12:", "a second YAML document");
+	/* NaN and infinity pass a range check. */
+	snprintf(text, sizeof(text), "%s        stability_bonus: nan\n", base);
+	expect_error(text, "t.yaml:11:", "must be a number, not 'nan'");
+	snprintf(text, sizeof(text), "%s        max_shrink: .inf\n", base);
+	expect_error(text, "t.yaml:11:", "max_shrink");
+	/* Null is no directory named '~'. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "store: ./out"), "store: ~    ", 12);
+	expect_error(text, "t.yaml:1:", "'store' is null");
+	/* A bucket URL with a typo is no directory either. */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "store: ./out"), "store: s3:/", 11);
+	expect_error(text, "t.yaml:1:", "neither a directory nor s3://");
+	/* A set of exclusions only matches nothing. */
+	expect_error("clients:\n  - id: acme\n    sources:\n"
+		     "      - sitemap: https://acme.example/sitemap.xml\n"
+		     "    sets:\n      blog:\n        - \"!acme.example/x/*\"\n"
+		     "        - \"!acme.example/y/*\"\n",
+		     "t.yaml:7:", "only '!' exclusions");
+	/* Two modules with one id would mix in the published map. */
+	snprintf(text, sizeof(text),
+		 "%sprojects:\n  - uuid: p1\n    client: acme\n"
+		 "    api_key_sha256: [%064d]\n"
+		 "    modules:\n      - {id: m, from: /a/, to: /b/}\n"
+		 "      - {id: m, from: /c/, to: /d/}\n", base, 0);
+	expect_error(text, "t.yaml:17:", "module 'm' is defined twice");
+}
+
+static void test_store_locations(void **state)
+{
+	(void)state;
+	assert_true(config_valid_store("public"));
+	assert_true(config_valid_store("dir:/srv/x"));
+	assert_true(config_valid_store("s3://bucket/prefix"));
+	assert_true(config_valid_store("s3://bucket"));
+	assert_false(config_valid_store("s3:/x"));
+	assert_false(config_valid_store("s3://"));
+	assert_false(config_valid_store("s3:///x"));
+	assert_false(config_valid_store("gs://bucket"));
+	assert_false(config_valid_store(""));
+}
+
 static void test_missing_file(void **state)
 {
 	struct lb_config *cfg = NULL;
@@ -164,6 +220,8 @@ int main(void)
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_minimal_ok),
 		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_silent_mistakes_refused),
+		cmocka_unit_test(test_store_locations),
 		cmocka_unit_test(test_missing_file),
 	};
 
