@@ -23,6 +23,14 @@ struct lb_crawl_opts {
 	int no_rate_limit;	/* benchmarks only */
 	int progress;		/* draw a progress bar (stderr is a TTY) */
 	time_t now;		/* injectable clock; 0 = time(NULL) */
+	/*
+	 * Told of each page not indexed tonight (the run report): outcome
+	 * "excluded", "failed" (last version kept) or "removed", the HTTP
+	 * status (0 if none) and the reason as the log says it. May be NULL.
+	 */
+	void (*on_page)(void *arg, const char *url, const char *outcome,
+			int status, const char *why);
+	void *on_page_arg;
 };
 
 struct lb_crawl_stats {

@@ -383,10 +383,19 @@ static void page_counted(struct crawl *c)
 		progress_add(&c->prog, 1);
 }
 
+/* The run report hears of each page not indexed (lb_crawl_opts.on_page). */
+static void tell(struct crawl *c, const char *url, const char *outcome,
+		 int status, const char *why)
+{
+	if (c->opts->on_page != NULL)
+		c->opts->on_page(c->opts->on_page_arg, url, outcome, status, why);
+}
+
 static int page_exclude(struct crawl *c, struct job *j, int status,
 			const char *url, const char *why)
 {
 	log_info("%s: excluded: %s", url, why);
+	tell(c, url, "excluded", status, why);
 	c->st->excluded++;
 	if (j->was_live)
 		c->st->removed++;
@@ -398,6 +407,7 @@ static int page_failed(struct crawl *c, struct job *j, int status,
 		       const char *url, const char *why)
 {
 	log_warnx("cannot fetch '%s': %s (previous version kept)", url, why);
+	tell(c, url, "failed", status, why);
 	c->st->failed++;
 	page_counted(c);
 	return corpus_failed(c->corpus, j->first, status, c->now, c->err);
@@ -1257,6 +1267,7 @@ static int forget_gone(const char *url, int live, void *arg)
 		return 0;
 	if (live) {
 		log_info("%s: gone from the sources, removed", url);
+		tell(c, url, "removed", 0, "gone from the sources");
 		c->st->removed++;
 	}
 	return corpus_forget(c->corpus, url, c->err);

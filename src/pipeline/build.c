@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linkbot/assign.h"
@@ -310,6 +311,70 @@ static int links_writer(FILE *f, void *arg, struct lb_error *err)
 	return 0;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The run report's "before": in-degrees if every page took its top L. */
+static void in_degree_top_l(const struct lb_candidates *cand, size_t l,
+			    size_t n_tgt, struct lb_report_endpoint *rep)
+{
+	size_t *in = calloc(n_tgt ? n_tgt : 1, sizeof(*in)), i, j;
+
+	if (in == NULL)
+		return;
+	for (i = 0; i < cand->n_src; i++)
+		for (j = 0; j < l && j < cand->m; j++) {
+			uint32_t t = cand->target[i * cand->m + j];
+			if (t != LB_NO_TARGET && t < n_tgt)
+				in[t]++;
+		}
+	report_in_degree(rep, 0, in, n_tgt);
+	free(in);
+}
+
+/* The run report's figures of an assignment. */
+static void report_build(struct lb_report_endpoint *rep,
+			 const struct lb_assignment *asg,
+			 const struct lb_assign_stats *st,
+			 const struct lb_assign_params *ap, size_t n_src,
+			 size_t n_tgt, int has_prev, double seconds)
+{
+	size_t *in, i;
+
+	if (rep == NULL)
+		return;
+	rep->source_pages = (long)n_src;
+	rep->target_pages = (long)n_tgt;
+	rep->links = (long)st->links;
+	rep->random_links = (long)st->random_links;
+	rep->k = (long)ap->min_in;
+	rep->k_used = (long)st->k_used;
+	rep->min_in = (long)st->min_in;
+	rep->median_in = (long)st->median_in;
+	rep->max_in = (long)st->max_in;
+	rep->lifted_links = (long)st->lifted;
+	rep->lifted_pages = (long)st->lifted_pages;
+	rep->has_prev = has_prev;
+	rep->churn_links = (long)st->churn;
+	rep->churn_pages = (long)st->churn_sources;
+	rep->certified = st->certified;
+	rep->assign_seconds = seconds;
+	if ((in = calloc(n_tgt ? n_tgt : 1, sizeof(*in))) == NULL)
+		return;
+	for (i = 0; i < asg->n_src * asg->l; i++)
+		if (asg->links[i].target != LB_NO_TARGET &&
+		    asg->links[i].target < n_tgt)
+			in[asg->links[i].target]++;
+	report_in_degree(rep, 1, in, n_tgt);
+	free(in);
+}
+
 int pipeline_build(const struct link_job *job, const struct pages *pages,
 		   const struct lb_run_opts *opts, struct lb_error *err)
 {
@@ -327,6 +392,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
 	struct links_writer lw;
+	struct timespec t0;
 	size_t i, j;
 	int rc = -1;
 
@@ -363,6 +429,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 
 	log_stage("relate");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.m = CANDIDATES_PER_SOURCE;
 	if (relate_method(job->cfg, &ropts, &embed, &embed_cache, err) < 0)
@@ -420,6 +487,11 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	}
 
 	log_stage("assign");
+	if (job->report != NULL) {
+		job->report->relate_seconds = seconds_since(&t0);
+		in_degree_top_l(&cand, (size_t)ep->links, tgt.n, job->report);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ap.n_tgt = tgt.n;
 	ap.links = (size_t)ep->links;
 	ap.min_in = (size_t)ep->min_incoming;
@@ -451,6 +523,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 			  "for (too few source pages or links)",
 			  job->client_id, job->id, st.min_in, ap.min_in);
 
+	report_build(job->report, &asg, &st, &ap, src.n, tgt.n,
+		     ap.prev != NULL, seconds_since(&t0));
 	lw.src = &src;
 	lw.tgt = &tgt;
 	lw.asg = &asg;

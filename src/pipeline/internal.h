@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "linkbot/config.h"
 #include "linkbot/pipeline.h"
+#include "linkbot/report.h"
 #include "linkbot/store.h"
 #include "pages.h"
 
@@ -20,6 +21,7 @@ struct link_job {
 	struct page_filter source, target;
 	const struct lb_endpoint *ep;
 	char *links_path;		/* where build writes links.tsv */
+	struct lb_report_endpoint *report;	/* its figures, or NULL */
 };
 
 /* Fills job for a configured endpoint; job->links_path is owned. */
@@ -58,12 +60,14 @@ int pipeline_build_project(const struct lb_config *cfg,
 			   const struct lb_run_opts *opts,
 			   struct lb_error *err);
 
+/* Publish one endpoint; rep (may be NULL) gets its publish figures. */
 int pipeline_publish_endpoint(const struct lb_config *cfg,
 			      const struct lb_client *cl,
 			      const struct lb_endpoint *ep,
 			      const struct pages *pages,
 			      struct lb_store *store,
 			      const struct lb_run_opts *opts,
+			      struct lb_report_endpoint *rep,
 			      struct lb_error *err);
 
 /*

@@ -2,12 +2,14 @@
  * pipeline.c - the nightly job: the stages in order, for each client and
  * endpoint selected (see pipeline.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "linkbot/crawl.h"
+#include "linkbot/fsutil.h"
 #include "linkbot/log.h"
 #include "linkbot/render.h"
 #include "internal.h"
@@ -145,7 +147,33 @@ struct client_run {
 	unsigned failed_endpoints;	/* bit per endpoint index (first 32) */
 	unsigned nodata_endpoints;	/* failed for want of pages: published
 					   pending if they never were */
+	struct lb_report *report;	/* the night's run report */
+	time_t started;			/* its start (--now or the clock) */
+	struct timespec t_start;
 };
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void report_crawled_page(void *arg, const char *url,
+				const char *outcome, int status,
+				const char *why)
+{
+	report_page(arg, url, outcome, status, why);
+}
+
+static struct lb_report_endpoint *ep_report(struct client_run *r,
+					    const struct lb_endpoint *ep)
+{
+	return report_endpoint(r->report, ep->id,
+			       config_variant_name(ep->variant));
+}
 
 static int stage_crawl(struct client_run *r, struct lb_error *err)
 {
@@ -160,10 +188,19 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	co.no_rate_limit = r->opts->no_rate_limit;
 	co.progress = r->opts->progress;
 	co.now = r->opts->now;
+	co.on_page = report_crawled_page;
+	co.on_page_arg = r->report;
 	lb_error_init(&cerr);
 	if (crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr) < 0) {
 		lb_error_set(err, cerr.code, "%s", cerr.msg);
 		return -1;
+	}
+	{
+		struct lb_report_crawl rc = { cs.urls_seen, cs.fetched,
+					      cs.indexed, cs.not_modified,
+					      cs.excluded, cs.failed,
+					      cs.removed };
+		report_crawl(r->report, &rc);
 	}
 	log_info("%s: %ld URLs from the sources, %ld fetched, %ld indexed, "
 		 "%ld not modified, %ld excluded, %ld failed (kept), %ld removed",
@@ -209,6 +246,7 @@ static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 		return 0;	/* pending: not computed until activated */
 	if (link_job_endpoint(&job, r->cfg, r->cl, ep) < 0)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	job.report = ep_report(r, ep);
 	rc = pipeline_build(&job, &r->pages, r->opts, err);
 	link_job_release(&job);
 	return rc;
@@ -217,8 +255,16 @@ static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 static int publish_one(struct client_run *r, const struct lb_endpoint *ep,
 		       struct lb_error *err)
 {
-	return pipeline_publish_endpoint(r->cfg, r->cl, ep, &r->pages,
-					 r->store, r->opts, err);
+	struct lb_report_endpoint *rep = ep_report(r, ep);
+	struct timespec t0;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = pipeline_publish_endpoint(r->cfg, r->cl, ep, &r->pages, r->store,
+				       r->opts, rep, err);
+	if (rep != NULL)
+		rep->publish_seconds = seconds_since(&t0);
+	return rc;
 }
 
 /*
@@ -263,6 +309,10 @@ failed:
 			return -1;
 		}
 		log_warnx("%s/%s failed: %s", r->cl->id, ep->id, eerr.msg);
+		report_endpoint_outcome(ep_report(r, ep),
+					eerr.code == LB_ESHRINK ? "refused" :
+					eerr.code == LB_ENODATA ? "no data" :
+					"failed", eerr.msg);
 		if (eerr.code == LB_ENODATA)
 			r->nodata_endpoints |= bit;
 		else
@@ -358,6 +408,38 @@ static void count_client(struct client_run *r)
 			r->stats->projects++;
 }
 
+/*
+ * A whole night (every stage, not a dry run) leaves its report in
+ * state/<client>/ (report.h); the report is freed either way.
+ */
+static void finish_report(struct client_run *r, unsigned which)
+{
+	struct lb_error rerr;
+	char *dir = NULL;
+
+	if (r->report == NULL)
+		return;
+	lb_error_init(&rerr);
+	if (which == LB_STAGE_ALL && !r->opts->dry_run) {
+		/* finished = started + the wall time, so --now holds too */
+		time_t finished = r->started + (time_t)llround(
+					seconds_since(&r->t_start));
+
+		dir = lb_path_join(r->cfg->state_dir, r->cl->id);
+		if (dir == NULL || report_write(r->report, dir, finished,
+						&rerr) < 0)
+			/* the night's work is done: say so and go on */
+			log_warnx("%s: cannot write the run report: %s",
+				  r->cl->id, dir ? rerr.msg : "out of memory");
+		else
+			log_info("%s: run report in %s/report.html", r->cl->id,
+				 dir);
+	}
+	free(dir);
+	report_free(r->report);
+	r->report = NULL;
+}
+
 int pipeline_run(const struct lb_config *cfg, unsigned which,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err)
@@ -393,18 +475,29 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 			goto out;
 		if (corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
 			goto out;
+		r.started = opts->now ? opts->now : time(NULL);
+		clock_gettime(CLOCK_MONOTONIC, &r.t_start);
+		r.report = report_new(r.cl->id, r.started);
 		for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
+			struct timespec t0;
+
 			if (!(which & stages[s].bit))
 				continue;
 			log_stage(stages[s].name);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			if (stages[s].fn(&r, err) < 0) {
+				report_stage(r.report, stages[s].name,
+					     seconds_since(&t0));
+				finish_report(&r, which);
 				if (r.pages_loaded)
 					pages_release(&r.pages);
 				corpus_free(r.corpus);
 				goto out;
 			}
+			report_stage(r.report, stages[s].name, seconds_since(&t0));
 		}
 		count_client(&r);
+		finish_report(&r, which);
 		if (r.pages_loaded)
 			pages_release(&r.pages);
 		corpus_free(r.corpus);

@@ -292,6 +292,7 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 			      const struct pages *pages,
 			      struct lb_store *store,
 			      const struct lb_run_opts *opts,
+			      struct lb_report_endpoint *rep,
 			      struct lb_error *err)
 {
 	struct link_job job;
@@ -306,6 +307,8 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 	if (ep->state == LB_EP_PENDING || !lb_file_exists(job.links_path)) {
 		log_info("%s/%s: no links computed yet: publishing it as pending",
 			 cl->id, ep->id);
+		report_endpoint_outcome(rep, "pending", ep->state == LB_EP_PENDING ?
+					"configured pending" : "no links computed yet");
 		rc = put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
 		goto out;
 	}
@@ -338,7 +341,14 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
 	publish_set_max_delete(a.pub, opts->allow_shrink ? -1.0 : ep->max_shrink);
-	if (publish_commit(a.pub, store, opts->dry_run, &ps, err) < 0)
+	r = publish_commit(a.pub, store, opts->dry_run, &ps, err);
+	if (rep != NULL) {	/* what it did, or would have done */
+		rep->objects = ps.objects;
+		rep->uploaded = ps.uploaded;
+		rep->deleted = ps.deleted;
+		rep->unchanged = ps.unchanged;
+	}
+	if (r < 0)
 		goto out;
 	log_info("%s: %ld objects, %s%ld uploaded (%lld bytes), %ld deleted, "
 		 "%ld unchanged", folder, ps.objects,
@@ -347,6 +357,9 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 	/* The descriptor last: the edge sees the data before the state. */
 	if (put_descriptor(store, cl, ep, ep->state, opts, err) < 0)
 		goto out;
+	report_endpoint_outcome(rep, opts->dry_run ? "dry run" :
+				ep->state == LB_EP_ACTIVE ? "published" :
+				config_state_name(ep->state), NULL);
 	rc = 0;
 out:
 	publish_free(a.pub);
