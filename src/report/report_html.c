@@ -194,7 +194,16 @@ static void history_chart(struct html *h, const cJSON *hist, const char *key,
 		putf(h, "%.1f,%.1f ", x, ht + 5 - getn(it, key) / max * ht);
 		i++;
 	}
-	put(h, "\"/></svg><figcaption>");
+	put(h, "\"/>");
+	i = 0;
+	cJSON_ArrayForEach(it, hist) {	/* a dot a night: one night shows */
+		double x = n == 1 ? w / 2.0 : (double)i * (w - 10) / (n - 1) + 5;
+		putf(h, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1565c0\">"
+			"<title>%.15g</title></circle>", x,
+		     ht + 5 - getn(it, key) / max * ht, getn(it, key));
+		i++;
+	}
+	put(h, "</svg><figcaption>");
 	esc(h, label);
 	putf(h, ", last %d nights (max %.15g)</figcaption></figure>\n", n, max);
 }
