@@ -76,6 +76,20 @@ int corpus_touch(struct lb_corpus *c, const char *url, const char *sets,
 /* Deletes every trace of url (gone from the sources). */
 int corpus_forget(struct lb_corpus *c, const char *url, struct lb_error *err);
 
+/*
+ * Side crawl (`linkbot crawl --urls`): URLs asked for by name, not listed by
+ * the sources. Every night's crawl takes them as if a source listed them,
+ * so a full crawl does not remove them as "gone from the sources", until
+ * they stop being pages (excluded, 4xx): then they leave this list.
+ * corpus_side_urls() fills out (sorted; the caller releases it).
+ */
+int corpus_side_add(struct lb_corpus *c, const char *url, int64_t at,
+		    struct lb_error *err);
+int corpus_side_remove(struct lb_corpus *c, const char *url,
+		       struct lb_error *err);
+int corpus_side_urls(struct lb_corpus *c, struct lb_strlist *out,
+		     struct lb_error *err);
+
 /* What the corpus knows of one URL; strings owned by the struct. */
 struct lb_url_state {
 	int known;		/* a row exists */

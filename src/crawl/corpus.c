@@ -23,7 +23,8 @@
 
 enum stmt {
 	S_PUT, S_EXCLUDE, S_FAILED, S_TOUCH, S_FORGET, S_STATE, S_URLS,
-	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S__COUNT
+	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S_SIDE_ADD,
+	S_SIDE_DEL, S_SIDE_LIST, S__COUNT
 };
 
 static const char *const sql[S__COUNT] = {
@@ -63,6 +64,11 @@ static const char *const sql[S__COUNT] = {
 	"SELECT id, started_at, finished_at FROM run ORDER BY id DESC LIMIT 1",
 	[S_NEW_RUN] = "INSERT INTO run(started_at, force) VALUES(?1, ?2)",
 	[S_END_RUN] = "UPDATE run SET finished_at = ?2 WHERE id = ?1",
+	[S_SIDE_ADD] =
+	"INSERT INTO side(url, added_at) VALUES(?1, ?2)"
+	" ON CONFLICT(url) DO NOTHING",
+	[S_SIDE_DEL] = "DELETE FROM side WHERE url = ?1",
+	[S_SIDE_LIST] = "SELECT url FROM side ORDER BY url",
 };
 
 static const char schema[] =
@@ -80,7 +86,9 @@ static const char schema[] =
 	" WHERE doc IS NOT NULL;"
 	"CREATE TABLE IF NOT EXISTS run("
 	" id INTEGER PRIMARY KEY, started_at INTEGER NOT NULL,"
-	" finished_at INTEGER, force INTEGER NOT NULL DEFAULT 0);";
+	" finished_at INTEGER, force INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE IF NOT EXISTS side("	/* side-crawled URLs */
+	" url TEXT PRIMARY KEY, added_at INTEGER NOT NULL);";
 
 struct lb_corpus {
 	sqlite3 *db;
@@ -304,6 +312,49 @@ int corpus_forget(struct lb_corpus *c, const char *url, struct lb_error *err)
 		return -1;
 	bind_text(s, 1, url);
 	return step_done(c, s, err, "cannot delete a page");
+}
+
+int corpus_side_add(struct lb_corpus *c, const char *url, int64_t at,
+		    struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_SIDE_ADD, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	sqlite3_bind_int64(s, 2, at);
+	return step_done(c, s, err, "cannot keep a side-crawled URL");
+}
+
+int corpus_side_remove(struct lb_corpus *c, const char *url,
+		       struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_SIDE_DEL, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	return step_done(c, s, err, "cannot drop a side-crawled URL");
+}
+
+int corpus_side_urls(struct lb_corpus *c, struct lb_strlist *out,
+		     struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_SIDE_LIST, err);
+	int r;
+
+	if (s == NULL)
+		return -1;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW)
+		if (lb_strlist_add(out, (const char *)sqlite3_column_text(s, 0),
+				   err) < 0) {
+			sqlite3_reset(s);
+			return -1;
+		}
+	sqlite3_reset(s);
+	if (r != SQLITE_DONE)
+		return db_error(c, err, "cannot list side-crawled URLs");
+	return 0;
 }
 
 static char *col_dup(sqlite3_stmt *s, int i)

@@ -1061,15 +1061,101 @@ static int read_sources(struct crawl *c)
 	return fetcher_run(c->f, on_done, c, c->err);
 }
 
+/*
+ * One line of a side-crawl file as a URL of this client: a full URL as it
+ * is; "//host/path" and "host/path" (the edge logs what a client asked,
+ * often without a scheme) take the scheme of the client's source on that
+ * host, else https; "/path" takes the origin of each of the client's
+ * sources in turn, the first that puts it in a set. NULL (why says it) if
+ * none fits.
+ */
+static char *with_scheme(const char *scheme, size_t n, const char *rest)
+{
+	size_t len = n + 3 + strlen(rest) + 1;
+	char *s = malloc(len);
+
+	if (s != NULL)
+		snprintf(s, len, "%.*s://%s", (int)n, scheme, rest);
+	return s;
+}
+
+static char *resolve_side(struct crawl *c, const char *line, const char **why)
+{
+	const struct lb_client *cl = c->cl;
+	char *url = NULL, *origin = NULL, *tmp = NULL;
+	size_t i, hl;
+
+	*why = "not a URL of this client's sites";
+	if (strncmp(line, "http://", 7) == 0 || strncmp(line, "https://", 8) == 0) {
+		if (url_normalize(line, NULL, &url) < 0)
+			*why = "not a valid http(s) URL";
+		return url;
+	}
+	if (line[0] == '/' && line[1] != '/') {
+		/* path only: the origin of a source that puts it in a set */
+		for (i = 0; i < cl->n_sources; i++) {
+			free(origin);
+			origin = url_origin(cl->sources[i].url);
+			if (origin == NULL || url_normalize(line, origin, &url) < 0)
+				continue;
+			if (in_some_set(c, url))
+				break;
+			free(url);
+			url = NULL;
+		}
+		free(origin);
+		if (url == NULL)
+			*why = "a path in no set on any of this client's source hosts";
+		return url;
+	}
+	/* "//host/path" or "host/path": the scheme of a source on that host */
+	if (line[0] == '/')
+		line += 2;
+	hl = strcspn(line, "/?#");
+	if (hl == 0)
+		return NULL;
+	for (i = 0; i < cl->n_sources && url == NULL; i++) {
+		const char *h = strstr(cl->sources[i].url, "://");
+		size_t n;
+		if (h == NULL)
+			continue;
+		n = (size_t)(h - cl->sources[i].url);
+		if (strncasecmp(h + 3, line, hl) != 0 ||
+		    strchr("/?#:", h[3 + hl]) == NULL)
+			continue;
+		if ((tmp = with_scheme(cl->sources[i].url, n, line)) == NULL)
+			return NULL;
+		if (url_normalize(tmp, NULL, &url) < 0)
+			url = NULL;
+		free(tmp);
+		tmp = NULL;
+	}
+	if (url == NULL) {
+		if ((tmp = with_scheme("https", 5, line)) == NULL)
+			return NULL;
+		if (url_normalize(tmp, NULL, &url) < 0) {
+			url = NULL;
+			*why = "not a valid URL";
+		}
+		free(tmp);
+	}
+	return url;
+}
+
 static int read_urls_file(struct crawl *c, const char *path)
 {
-	char *data = NULL, *p, *line;
+	char *data = NULL, *p, *line, *url;
 	size_t len;
+	long lineno = 0, dropped = 0;
+	int rc = -1;
 
 	if (lb_file_read(path, URLS_FILE_MAX, &data, &len, c->err) < 0)
 		return -1;
 	for (p = data; (line = strsep(&p, "\n")) != NULL;) {
 		size_t n = strlen(line);
+		const char *why;
+
+		lineno++;
 		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' ||
 				 line[n - 1] == '\t'))
 			line[--n] = '\0';
@@ -1077,13 +1163,68 @@ static int read_urls_file(struct crawl *c, const char *path)
 			line++;
 		if (*line == '\0' || *line == '#')
 			continue;
-		if (cand_add(c, line, NULL, NULL) < 0) {
-			free(data);
-			return -1;
+		if ((url = resolve_side(c, line, &why)) != NULL &&
+		    !in_some_set(c, url))
+			why = "in none of this client's sets";
+		if (url == NULL || !in_some_set(c, url)) {
+			log_warnx("%s:%ld: '%s' dropped: %s", path, lineno, line,
+				  why);
+			dropped++;
+			free(url);
+			continue;
 		}
+		if (cand_add(c, url, NULL, NULL) < 0 ||
+		    corpus_side_add(c->corpus, url, c->now, c->err) < 0) {
+			free(url);
+			goto out;
+		}
+		free(url);
 	}
+	if (dropped > 0)
+		log_warnx("%s: %ld line(s) dropped (see above)", path, dropped);
+	rc = 0;
+out:
 	free(data);
-	return 0;
+	return rc;
+}
+
+/*
+ * The side-crawled URLs of earlier nights join tonight's candidates, so
+ * that a full crawl keeps them; one that stopped being a page (excluded,
+ * 4xx) leaves the list.
+ */
+static int add_side_urls(struct crawl *c)
+{
+	struct lb_strlist urls = { 0 };
+	size_t i;
+	int rc = -1;
+
+	if (corpus_side_urls(c->corpus, &urls, c->err) < 0)
+		goto out;
+	for (i = 0; i < urls.n; i++) {
+		struct lb_url_state st;
+
+		if (corpus_get_state(c->corpus, urls.v[i], &st, c->err) < 0)
+			goto out;
+		if ((st.known && !st.live && st.tried_at > 0 &&
+		     st.status != 0 && st.status < 500) ||
+		    !in_some_set(c, urls.v[i])) {
+			corpus_state_release(&st);
+			if (corpus_side_remove(c->corpus, urls.v[i], c->err) < 0)
+				goto out;
+			continue;
+		}
+		corpus_state_release(&st);
+		if (cand_add(c, urls.v[i], NULL, NULL) < 0)
+			goto out;
+	}
+	if (urls.n > 0)
+		log_info("%s: %zu side-crawled URLs kept with the sources",
+			 c->cl->id, urls.n);
+	rc = 0;
+out:
+	lb_strlist_release(&urls);
+	return rc;
 }
 
 struct order {
@@ -1363,7 +1504,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		rc = 0;
 		goto out;
 	}
-	if (read_sources(&c) < 0)
+	if (read_sources(&c) < 0 || add_side_urls(&c) < 0)
 		goto out;
 	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
 		 "the sets", client->id, stats->urls_seen, c.sitemaps,
