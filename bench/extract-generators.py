@@ -36,6 +36,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "data", "extract")
 REGIONS = os.path.join(GOLDEN, "generators", "regions.json")
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
+BLOCKS = ("p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6",
+          "pre", "table", "tr", "dl", "dt", "dd", "blockquote", "section",
+          "article", "aside", "header", "footer", "figure", "figcaption",
+          "hr", "nav", "main", "details", "summary")
 HIDDEN = "script, style, noscript, template, svg, [hidden], [aria-hidden=true]"
 
 
@@ -49,8 +53,15 @@ def region_text(path, region):
     drop = HIDDEN + (", " + region["drop"] if region.get("drop") else "")
     for el in doc.cssselect(drop):
         el.drop_tree()
+    # block boundaries are word boundaries; inline ones are not
+    # ("<code>Morsel</code>s" is one word)
+    for el in doc.iter(*BLOCKS):
+        el.text = "\n" + (el.text or "")
+        el.tail = "\n" + (el.tail or "")
+    for el in doc.iter("br", "td", "th"):
+        el.tail = " " + (el.tail or "")
     def text(sel):
-        return " ".join(" ".join(el.itertext()) for el in doc.cssselect(sel)) if sel else ""
+        return "\n".join("".join(el.itertext()) for el in doc.cssselect(sel)) if sel else ""
     return text(region["content"]), text(region.get("title"))
 
 
