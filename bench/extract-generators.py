@@ -93,7 +93,10 @@ def measure(linkbot, group, path, url, regions, expect, verbose):
         print(f"  {path}: lost {sum(lost.values())} {' '.join(sorted(lost))[:200]}")
         print(f"  {path}: leaked {sum(leak.values())} {' '.join(sorted(leak))[:200]}")
     return dict(ref=sum(ref.values()), kept=kept, text=sum(txt.values()),
-                leaked=sum(leak.values()), right=right, fields=total)
+                leaked=sum(leak.values()), right=right, fields=total,
+                allright=int(expect is not None and right == total),
+                k99=int(kept >= 0.99 * sum(ref.values())),
+                l1=int(sum(leak.values()) <= 0.01 * sum(txt.values())))
 
 
 def main():
@@ -131,8 +134,9 @@ def main():
         t = per.setdefault(g, collections.Counter())
         t.update(r)
         t["pages"] += 1
-    print(f"| generator | pages | content words | kept | text words | chrome leaked | fields right |")
-    print(f"|---|---:|---:|---:|---:|---:|---:|")
+    print("| generator | pages | content words | kept | text words | chrome leaked "
+          "| pages >= 99 % kept | pages <= 1 % leaked | fields right | pages with every field right |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     tot = collections.Counter()
     for g, t in list(per.items()) + [("all", None)]:
         if t is None:
@@ -140,8 +144,10 @@ def main():
         else:
             tot.update(t)
         fr = f"{t['right']}/{t['fields']}" if t["fields"] else "-"
+        fp = f"{t['allright']}/{t['pages']}" if t["fields"] else "-"
         print(f"| {g} | {t['pages']} | {t['ref']} | {100.0 * t['kept'] / max(t['ref'], 1):.2f} % "
-              f"| {t['text']} | {100.0 * t['leaked'] / max(t['text'], 1):.2f} % | {fr} |")
+              f"| {t['text']} | {100.0 * t['leaked'] / max(t['text'], 1):.2f} % "
+              f"| {t['k99']}/{t['pages']} | {t['l1']}/{t['pages']} | {fr} | {fp} |")
     return 0
 
 

@@ -543,6 +543,32 @@ static const struct word docutils_asides[] = {
 	{ NULL, 0 },
 };
 
+/*
+ * Is n a docutils block with its own title: a sidebar, topic or
+ * admonition of the document (<aside class="sidebar"><p
+ * class="sidebar-title">: "Important", "Related Articles"), not the
+ * page's sidebar?
+ */
+static int docutils_titled(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	const char *c;
+	size_t i;
+
+	for (i = 0; i < ch->length; i++) {
+		const GumboNode *e = ch->data[i];
+
+		if (e->type != GUMBO_NODE_ELEMENT)
+			continue;
+		return e->v.element.tag == GUMBO_TAG_P &&
+		       e->v.element.attributes.length > 0 &&
+		       (c = attr(e, "class")) != NULL &&
+		       (has_token(c, "sidebar-title") ||
+			has_token(c, "topic-title"));
+	}
+	return 0;
+}
+
 static int is_heading(const GumboNode *n)
 {
 	return n->type == GUMBO_NODE_ELEMENT &&
@@ -586,12 +612,12 @@ static int id_from_heading(const GumboNode *n, const char *id)
 	const GumboVector *ch;
 	const GumboNode *h = NULL;
 	char buf[256], *p, *q;
-	size_t i, k = 0, seen = 0, idn;
+	size_t i, k = 0, seen = 0, idn, hn;
 	struct x_text t;
 	int same = 0;
 
-	if (is_heading(n))
-		return 1;
+	if (is_heading(n) || n->v.element.tag == GUMBO_TAG_DT)
+		return 1;	/* a heading's or a term's own id */
 	ch = &n->v.element.children;
 	for (i = 0; i < ch->length && seen < 3; i++) {
 		const GumboNode *c = ch->data[i];
@@ -626,19 +652,26 @@ static int id_from_heading(const GumboNode *n, const char *id)
 	x_text_init(&t, 512, 1);
 	collect_text((GumboNode *)h, 0, 0, NULL, &t);
 	if (!t.oom && t.b.len > 0) {
-		t.b.data[t.b.len] = '\0';
-		for (p = t.b.data, q = buf; *p != '\0'; p++) {
+		/* the heading's letters and digits, in place */
+		for (p = q = t.b.data; p < t.b.data + t.b.len; p++) {
 			char c = *p;
 
 			if (c >= 'A' && c <= 'Z')
 				c = (char)(c + 32);
-			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-				continue;
-			if (*q != c)
-				break;
-			q++;
+			if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+				*q++ = c;
 		}
-		same = *p == '\0' && *q == '\0';
+		*q = '\0';
+		/* a section number before the title ("2.1.3. Comments":
+		 * docutils' sectnum, Sphinx's numbered toctrees) is not
+		 * in the id */
+		hn = (size_t)(q - t.b.data);
+		for (i = 0; i < hn && t.b.data[i] >= '0' && t.b.data[i] <= '9';
+		     i++)
+			;
+		same = strcmp(t.b.data, buf) == 0 ||
+		       (buf[0] > '9' && hn - i == k &&
+			strcmp(t.b.data + i, buf) == 0);
 	}
 	x_text_release(&t);
 	return same;
@@ -806,6 +839,13 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 	 * "related-modules", "comments") says nothing about chrome */
 	if (a.id != NULL && id_from_heading(n, a.id))
 		a.id = NULL;
+	if (((n->v.element.tag == GUMBO_TAG_ASIDE ||
+	      n->v.element.tag == GUMBO_TAG_DIV) && docutils_titled(n)) ||
+	    (n->v.element.tag == GUMBO_TAG_P && a.cls != NULL &&
+	     has_token(a.cls, "sidebar-title") && n->parent != NULL &&
+	     n->parent->type == GUMBO_NODE_ELEMENT &&
+	     docutils_titled(n->parent)))
+		return 0;
 	if ((nb = boiler_tag(n, flags)) != 0) {
 		/* docutils writes footnotes, citations and topics (a
 		 * document's abstract) as <aside class="footnote|topic"> */
@@ -819,7 +859,7 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
 		r = F_BOILER | F_CHROME;
 	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
-		 (a.id != NULL && (nb = names_boiler(a.id)) != 0) ||
+		 (a.id != NULL && (nb = (list_has(a.id, boiler_words) || list_has(a.id, boiler_tokens))) != 0) ||
 		 (a.component != NULL &&
 		  (nb = names_boiler(a.component)) != 0))
 		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
