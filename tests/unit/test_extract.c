@@ -794,6 +794,22 @@ static void test_generator_rules(void **state)
 		  "</h3><p>See also os.</p></div></main>",
 		  "Credits\nThanks to Gregory.\nComments\nStart with a hash.\n"
 		  "Related topics\nSee also os.", "\xc2\xb6", NULL, NULL, NULL },
+		/* Python's docs: numbered sections, object and term ids,
+		 * a docutils sidebar with its title */
+		{ "<div role=main><h1>Lexical analysis</h1><section id=\"comments"
+		  "\"><span id=\"id4\"></span><h3><span class=section-number>"
+		  "2.1.3. </span>Comments</h3><p>A comment starts with a hash."
+		  "</p></section><dl><dt id=\"http.cookiejar.CookieJar.add_"
+		  "cookie_header\">add_cookie_header(request)</dt><dd>Add the "
+		  "header.</dd><dt id=\"term-meta-path-finder\">meta path "
+		  "finder</dt><dd>A finder.</dd><dt id=\"credits\">credits</dt>"
+		  "<dd>Prints the credits.</dd></dl><aside class=\"sidebar\"><p "
+		  "class=\"sidebar-title\">Important</p><p>See the tutorial.</p>"
+		  "</aside></div>",
+		  "2.1.3. Comments\nA comment starts with a hash.\n"
+		  "add_cookie_header(request)\nAdd the header.\nmeta path finder"
+		  "\nA finder.\ncredits\nPrints the credits.\nImportant\nSee "
+		  "the tutorial.", NULL, NULL, NULL, NULL },
 		/* a chrome block's id is not its heading's slug */
 		{ "<main><h1>Post</h1><p>Body.</p><div id=\"comments\"><h2>3 "
 		  "thoughts on Post</h2><p>Nice!</p></div><div id=\"sidebar\">"
