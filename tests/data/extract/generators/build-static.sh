@@ -233,9 +233,11 @@ ada:
   image_url: https://notes.example.org/img/ada.png
 YML
 	if [ "${MD_SET:-golden}" = heldout ]; then
+		local day=10
 		for p in "${PAGES[@]}"; do
-			{ printf -- '---\nslug: %s\ntitle: %s\nauthors: [ada]\ntags: [debian]\ndate: 2023-07-%02d\nformat: md\n---\n' "$p" "$(title_of $p)" "${#p}"
-			  cat "$d/docs/$p.md" | sed 1,3d; } >"$d/blog/2023-07-$(printf %02d ${#p})-$p.md"
+			day=$((day + 1))
+			{ printf -- '---\nslug: %s\ntitle: %s\nauthors: [ada]\ntags: [debian]\ndate: 2023-07-%02d\nformat: md\n---\n' "$p" "$(title_of $p)" "$day"
+			  sed 1,3d "$d/docs/$p.md"; printf '\n'; } >"$d/blog/2023-07-$day-$p.md"
 		done
 	else
 	{ printf -- '---\nslug: psmisc-release\ntitle: The psmisc utilities\nauthors: [ada]\ntags: [debian, tools]\ndate: 2023-05-06\nformat: md\ndescription: A package of small utilities that use the proc file-system.\n---\n'
