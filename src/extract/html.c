@@ -721,8 +721,9 @@ static int labels_meta(const GumboNode *n)
 
 	if (ch->length < 2 || ch->length > 40)
 		return 0;
+	/* cheap tests first: most elements fail on their first child */
 	for (i = 0; i < ch->length; i++) {
-		GumboNode *e = ch->data[i];
+		GumboNode *e = ch->data[i], *t;
 
 		if (e->type == GUMBO_NODE_TEXT)
 			return 0;
@@ -730,18 +731,23 @@ static int labels_meta(const GumboNode *n)
 			continue;
 		if (++els > 12)
 			return 0;
+		if ((e->v.element.tag == GUMBO_TAG_P ||
+		     e->v.element.tag == GUMBO_TAG_SPAN) &&
+		    e->v.element.children.length == 1 &&
+		    (t = e->v.element.children.data[0])->type ==
+		    GUMBO_NODE_TEXT) {
+			if (strnlen(t->v.text.text, 40) >= 40 ||
+			    x_word_count(t->v.text.text) > 2)
+				return 0;
+			labels++;
+			continue;
+		}
 		if (e->v.element.attributes.length > 0 &&
 		    (c = attr(e, "class")) != NULL && names_boiler(c) == 2) {
 			metas++;
 			continue;
 		}
-		if ((e->v.element.tag != GUMBO_TAG_P &&
-		     e->v.element.tag != GUMBO_TAG_SPAN) ||
-		    e->v.element.children.length != 1 ||
-		    ((GumboNode *)e->v.element.children.data[0])->type !=
-		    GUMBO_NODE_TEXT || short_words(e, NULL) > 2)
-			return 0;
-		labels++;
+		return 0;
 	}
 	return metas > 0 && labels > 0;
 }
