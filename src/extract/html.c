@@ -17,8 +17,10 @@
  * without hidden content and without boilerplate: nav, aside, button,
  * dialog, header and footer outside an article or main element, the ARIA
  * roles navigation, banner, contentinfo, complementary, search, dialog,
- * menu, and classes or ids naming menus, sidebars, widgets, breadcrumbs,
- * comments, share buttons, cookie banners, related posts, newsletters.
+ * menu, and classes naming menus, sidebars, widgets, breadcrumbs,
+ * comments, share buttons, cookie banners, related posts, newsletters;
+ * ids only as whole tokens, and never ids a generator derived from a
+ * heading or a term ("credits", "comments": docs/extract.md).
  * If that leaves nothing, the whole <body> without hidden content.
  */
 #include <stdint.h>
