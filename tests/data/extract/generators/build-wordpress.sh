@@ -6,7 +6,7 @@
 # extractor. Not run by make test. Needs, as root:
 #
 #   apt-get install wordpress wordpress-theme-twentytwentyone \
-#       wordpress-theme-twentytwentythree php-cli php-mysql mariadb-server \
+#       wordpress-theme-twentytwentythree wordpress-theme-twentytwentytwo php-cli php-mysql mariadb-server \
 #       python3-markdown psmisc nodejs
 #   OUT=/tmp/linkbot-gen tests/data/extract/generators/build-wordpress.sh
 #
@@ -109,7 +109,7 @@ php -S 127.0.0.1:$PORT "$W/router.php" >"$W/php-server.log" 2>&1 &
 srv=$!
 trap 'kill $srv' EXIT
 sleep 1
-for theme in twentytwentyone twentytwentythree; do
+for theme in ${WP_THEMES:-twentytwentyone twentytwentythree}; do
 	echo "$theme: $(php "$W/theme.php" $theme)" >>"$W/versions.txt"
 	mkdir -p "$W/$theme"
 	for path in 2023/05/06/psmisc 2023/06/10/jekyll-feed; do
