@@ -287,7 +287,8 @@ static const struct word boiler_tokens[] = {
 /* Ids of documentation generators' page chrome (the Apache manual's
  * header, breadcrumb path and quick view). */
 static const struct word boiler_ids[] = {
-	W("page-header"), W("path"), W("quickview"),
+	W("page-header"), W("path"), W("quickview"), W("nav-above"),
+	W("nav-below"), W("secondary"),
 	{ NULL, 0 },
 };
 /* An entry's footer ("post-footer", "entry-footer") is its meta line. */
