@@ -818,7 +818,7 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 {
 	struct eattrs a;
 	unsigned r = 0;
-	int nb;
+	int nb, idb;
 
 	if (hidden_tag(n))
 		return F_HIDDEN;
@@ -844,10 +844,15 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
 	nb = 0;
-	/* an id that a generator derived from the heading's text ("credits",
-	 * "related-modules", "comments") says nothing about chrome */
-	if (a.id != NULL && id_from_heading(n, a.id))
-		a.id = NULL;
+	/* an id names chrome as a whole token ("sidebar", "comments"), and
+	 * not when a generator derived it from the heading's text
+	 * ("credits", "comments"): tested last, it walks the heading */
+	idb = a.id != NULL ?
+	      (list_has(a.id, boiler_ids) ? 2 :
+	       list_has(a.id, boiler_words) || list_has(a.id, boiler_tokens)) :
+	      0;
+	if (idb != 0 && id_from_heading(n, a.id))
+		idb = 0;
 	if (((n->v.element.tag == GUMBO_TAG_ASIDE ||
 	      n->v.element.tag == GUMBO_TAG_DIV) && docutils_titled(n)) ||
 	    (n->v.element.tag == GUMBO_TAG_P && a.cls != NULL &&
@@ -861,14 +866,14 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		if (n->v.element.tag != GUMBO_TAG_ASIDE || a.cls == NULL ||
 		    !list_has(a.cls, docutils_asides))
 			r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
-	} else if (a.id != NULL && list_has(a.id, boiler_ids)) {
+	} else if (idb == 2) {
 		r = F_BOILER | F_CHROME;
 	} else if (a.role != NULL &&
 		 (list_has(a.role, boiler_roles) ||
 		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
 		r = F_BOILER | F_CHROME;
 	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
-		 (a.id != NULL && (nb = (list_has(a.id, boiler_words) || list_has(a.id, boiler_tokens))) != 0) ||
+		 (idb != 0 && (nb = 1) != 0) ||
 		 (a.component != NULL &&
 		  (nb = names_boiler(a.component)) != 0))
 		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
