@@ -840,7 +840,11 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		    n->parent->v.element.tag <= GUMBO_TAG_H6)
 			return F_HIDDEN;
 	}
-	if (!boiler || (flags & F_HEADING) || n->v.element.tag == GUMBO_TAG_BODY ||
+	/* nothing in a heading or a code block is chrome: syntax
+	 * highlighters' classes name tokens ("token comment": Prism,
+	 * "hljs-comment": highlight.js) */
+	if (!boiler || (flags & (F_HEADING | F_PRE)) ||
+	    n->v.element.tag == GUMBO_TAG_BODY ||
 	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
 	nb = 0;
@@ -1691,6 +1695,9 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
 	if (is_heading(n))
 		*flags |= F_HEADING;
+	else if (n->v.element.tag == GUMBO_TAG_PRE ||
+		 n->v.element.tag == GUMBO_TAG_LISTING)
+		*flags |= F_PRE;
 	else if (n->v.element.tag == GUMBO_TAG_HEADER && (*flags & F_ARTICLE))
 		*flags |= F_AHEADER;
 	if (!(*flags & (F_HIDDEN | F_CHROME)) &&

@@ -810,6 +810,12 @@ static void test_generator_rules(void **state)
 		  "add_cookie_header(request)\nAdd the header.\nmeta path finder"
 		  "\nA finder.\ncredits\nPrints the credits.\nImportant\nSee "
 		  "the tutorial.", NULL, NULL, NULL, NULL },
+		/* syntax highlighters' token classes inside <pre> */
+		{ "<main><h1>T</h1><pre><code><span class=\"token comment\">"
+		  "# limit the threads</span>\nlimit(1)\n<span class=\"hljs-"
+		  "comment\">// share it</span></code></pre></main>",
+		  "# limit the threads\nlimit(1)\n// share it", NULL, NULL,
+		  NULL, NULL },
 		/* a chrome block's id is not its heading's slug */
 		{ "<main><h1>Post</h1><p>Body.</p><div id=\"comments\"><h2>3 "
 		  "thoughts on Post</h2><p>Nice!</p></div><div id=\"sidebar\">"
