@@ -107,7 +107,7 @@ site_url: https://notes.example.org/
 site_author: Debian Documentation Team
 site_description: Notes on a few Debian packages
 theme:
-  name: material
+  name: MKDOCS_THEME
   language: en
 markdown_extensions:
   - toc:
@@ -117,6 +117,8 @@ YML
 	if [ "${MD_SET:-golden}" = golden ]; then
 		printf 'nav:\n  - Home: index.md\n  - psmisc: psmisc.md\n  - jekyll-feed: jekyll-feed.md\n  - Security: security.md\n' >>"$d/mkdocs.yml"
 	fi
+	# MKDOCS_THEME=mkdocs or readthedocs: MkDocs' own themes
+	sed -i "s/MKDOCS_THEME/${MKDOCS_THEME:-material}/" "$d/mkdocs.yml"
 	(cd "$d" && mkdocs build -q -d site) 2>"$d/build.log" || true
 	echo "mkdocs: $(mkdocs --version | cut -d' ' -f1-3), mkdocs-material $(dpkg-query -W -f '${Version}' mkdocs-material)" >>"$OUT/versions.txt"
 }
