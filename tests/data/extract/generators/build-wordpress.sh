@@ -11,7 +11,8 @@
 #   OUT=/tmp/linkbot-gen tests/data/extract/generators/build-wordpress.sh
 #
 # Writes /etc/wordpress/config-blog.example.org.php (Debian's per-host
-# config), a database in $OUT/wp/db (its own socket, no network), and
+# config), a database in $OUT/wp/db (its own socket, no network; stopped
+# at the end), and
 # $OUT/wp/<theme>/<slug>.html. No SEO plugin: none is packaged by Debian
 # or npm, so the pages carry WordPress core's own metadata only.
 set -euo pipefail
@@ -29,6 +30,8 @@ if [ ! -S "$W/mysql.sock" ]; then
 		--auth-root-authentication-method=normal >"$W/install-db.log" 2>&1
 	mariadbd --user=root --datadir="$W/db" --socket="$W/mysql.sock" \
 		--skip-networking --pid-file="$W/mariadbd.pid" >"$W/mariadbd.log" 2>&1 &
+	db=$!
+	trap 'kill $db' EXIT
 	for _ in $(seq 30); do [ -S "$W/mysql.sock" ] && break; sleep 1; done
 fi
 mariadb --socket="$W/mysql.sock" -uroot -e "DROP DATABASE IF EXISTS wp;
@@ -107,7 +110,7 @@ cd /usr/share/wordpress
 echo "$(php "$W/setup.php" "$W")" >"$W/versions.txt"
 php -S 127.0.0.1:$PORT "$W/router.php" >"$W/php-server.log" 2>&1 &
 srv=$!
-trap 'kill $srv' EXIT
+trap 'kill $srv ${db:-}' EXIT	# the server, and the database if we started it
 sleep 1
 for theme in ${WP_THEMES:-twentytwentyone twentytwentythree}; do
 	echo "$theme: $(php "$W/theme.php" $theme)" >>"$W/versions.txt"
