@@ -583,7 +583,7 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			const struct keep *k, struct x_text *t);
 
 /* Words of n's visible text, up to a cap (the text is cut at 512 bytes);
- * *by: it starts with "By " (a byline). */
+ * *by: it starts with "By " and a capital (a byline). */
 static size_t short_words(const GumboNode *n, int *by)
 {
 	struct x_text t;
@@ -594,8 +594,11 @@ static size_t short_words(const GumboNode *n, int *by)
 	if (!t.oom && t.b.len > 0) {
 		t.b.data[t.b.len] = '\0';
 		w = x_word_count(t.b.data);
+		/* "By Jane Doe", not "By the numbers" */
 		if (by != NULL)
-			*by = strncasecmp(t.b.data, "by ", 3) == 0;
+			*by = strncasecmp(t.b.data, "by ", 3) == 0 &&
+			      ((t.b.data[3] >= 'A' && t.b.data[3] <= 'Z') ||
+			       (unsigned char)t.b.data[3] >= 0x80);
 	}
 	x_text_release(&t);
 	return w;

@@ -871,12 +871,13 @@ static void test_generator_rules(void **state)
 		{ "<main><article><header><h1>T</h1><p class=tracked>By <strong>"
 		  "Ada Lovelace</strong></p><time datetime=\"2023-05-06\">May 6"
 		  "</time><p>A standfirst of the post that is longer than a "
-		  "byline.</p></header><div><p>Body.</p><ul class=pa0><li><a "
+		  "byline.</p><p>By the numbers</p></header><div><p>Body.</p><ul class=pa0><li><a "
 		  "href=\"/tags/debian\">debian</a></li><li><a href=\"/tags/"
 		  "tools\">tools</a></li></ul><ul><li><a href=\"/docs/\">docs"
 		  "</a></li></ul></div></article></main>",
 		  "T\nA standfirst of the post that is longer than a byline.\n"
-		  "Body.\ndocs", "debian", "Ada Lovelace", NULL, NULL },
+		  "By the numbers\nBody.\ndocs", "debian", "Ada Lovelace", NULL,
+		  NULL },
 	};
 	size_t i;
 
