@@ -839,6 +839,16 @@ static void test_generator_rules(void **state)
 		  "A note.</p></aside></div>",
 		  "Sockets are everywhere.\nSockets\nA note.", NULL, NULL, NULL,
 		  NULL },
+		/* author names without addresses or "View all" phrasing */
+		{ "<html><head><meta name=author content=\"Vinay Sajip <vinay_"
+		  "sajip at red-dove dot com>\"></head><body><h1>T</h1><p>x</p>"
+		  "</body></html>", NULL, NULL, "Vinay Sajip", NULL, NULL },
+		{ "<html><head><meta name=author content=\"Jane Doe (jane@"
+		  "example.org) @janedoe\"></head><body><h1>T</h1></body></html>",
+		  NULL, NULL, "Jane Doe", NULL, NULL },
+		{ "<article><h1>T</h1><p>x</p><footer><a rel=author href=/a/>"
+		  "View all posts by Jane Doe</a></footer></article>", NULL, NULL,
+		  "Jane Doe", NULL, NULL },
 		/* WordPress Twenty Twenty-One's author bio */
 		{ "<article><h1>T</h1><div class=entry-content><p>Body.</p>"
 		  "</div><div class=\"author-bio\"><h2 class=author-title>By "
