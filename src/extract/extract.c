@@ -62,6 +62,80 @@ int x_offer(struct x_ctx *x, enum lb_doc_field f, enum lb_source src,
 	return 1;
 }
 
+/* Cuts [from, to) out of s (a NUL-terminated string). */
+static void cut(char *s, size_t from, size_t to)
+{
+	memmove(s + from, s + to, strlen(s + to) + 1);
+}
+
+/*
+ * An author name as bylines and field lists write it, made a name:
+ * "View all of Jane Doe's posts." (WordPress Twenty Twenty-One's author
+ * bio), "View all posts by Jane Doe" and "More posts by ..." give the
+ * name; e-mail addresses go, bare or in brackets ("A.M. Kuchling
+ * <amk@amk.ca>", "Vinay Sajip <vinay_sajip at red-dove dot com>": a
+ * name holds no angle brackets). Works in place; returns the length left
+ * (0: nothing is left, drop it).
+ */
+static size_t author_clean(char *v)
+{
+	static const char *const lead[] = {
+		"view all of ", "view all posts by ", "see all posts by ",
+		"more posts by ", "all posts by ", "view all articles by ",
+		"posts by ", "articles by ", NULL,
+	};
+	char *p, *q, *e;
+	size_t k, n;
+
+	for (k = 0; lead[k] != NULL; k++) {
+		n = strlen(lead[k]);
+		if (strncasecmp(v, lead[k], n) == 0 && v[n] != '\0') {
+			cut(v, 0, n);
+			break;
+		}
+	}
+	if (k == 0) {	/* "Jane Doe's posts." */
+		n = strlen(v);
+		for (e = v + n; e > v && (e[-1] == '.' || e[-1] == ' '); e--)
+			;
+		*e = '\0';
+		if ((p = strstr(v, "'s posts")) != NULL ||
+		    (p = strstr(v, "\xe2\x80\x99s posts")) != NULL)
+			*p = '\0';
+	}
+	/* bracketed parts: <mail>, (mail), [mail] */
+	while ((p = strchr(v, '<')) != NULL) {
+		q = strchr(p, '>');
+		cut(v, (size_t)(p - v), q != NULL ? (size_t)(q - v) + 1 : strlen(v));
+	}
+	for (p = v; (p = strpbrk(p, "([")) != NULL;) {
+		q = strchr(p, *p == '(' ? ')' : ']');
+		if (q != NULL && memchr(p, '@', (size_t)(q - p)) != NULL)
+			cut(v, (size_t)(p - v), (size_t)(q - v) + 1);
+		else
+			p++;
+	}
+	/* bare addresses and mailto: links */
+	while ((p = strchr(v, '@')) != NULL) {
+		for (q = p; q > v && q[-1] != ' '; q--)
+			;
+		for (e = p; *e != '\0' && *e != ' '; e++)
+			;
+		cut(v, (size_t)(q - v), (size_t)(e - v));
+	}
+	/* white space and separators left at the ends */
+	n = strlen(v);
+	while (n > 0 && strchr(" ,;:-|/", v[n - 1]) != NULL)
+		v[--n] = '\0';
+	for (k = 0; v[k] == ' ' || v[k] == ',' || v[k] == '-'; k++)
+		;
+	cut(v, 0, k);
+	/* inner runs of two spaces left by a cut */
+	for (p = v; (p = strstr(p, "  ")) != NULL;)
+		cut(v, (size_t)(p - v), (size_t)(p - v) + 1);
+	return strlen(v);
+}
+
 int x_offer_item(struct x_ctx *x, enum lb_doc_field f, enum lb_source src,
 		 const char *s, size_t n)
 {
@@ -98,6 +172,10 @@ int x_offer_item(struct x_ctx *x, enum lb_doc_field f, enum lb_source src,
 	v = x_clean(s, n, X_MAX_FIELD / 4, &oom);
 	if (oom)
 		return x_oom(x);
+	if (v != NULL && f == LB_F_author && author_clean(v) == 0) {
+		free(v);
+		v = NULL;
+	}
 	if (v == NULL)
 		return 0;
 	rc = lb_strlist_add(l, v, x->err);

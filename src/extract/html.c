@@ -17,8 +17,10 @@
  * without hidden content and without boilerplate: nav, aside, button,
  * dialog, header and footer outside an article or main element, the ARIA
  * roles navigation, banner, contentinfo, complementary, search, dialog,
- * menu, and classes or ids naming menus, sidebars, widgets, breadcrumbs,
- * comments, share buttons, cookie banners, related posts, newsletters.
+ * menu, and classes naming menus, sidebars, widgets, breadcrumbs,
+ * comments, share buttons, cookie banners, related posts, newsletters;
+ * ids only as whole tokens, and never ids a generator derived from a
+ * heading or a term ("credits", "comments": docs/extract.md).
  * If that leaves nothing, the whole <body> without hidden content.
  */
 #include <stdint.h>
@@ -73,6 +75,9 @@ static int keeps(const struct keep *k, const GumboNode *n)
 #define F_PRE		0x40	/* inside <pre>: line feeds are line breaks */
 #define F_CHROME	0x80	/* inside the site's chrome (boilerplate other
 				 * than an entry's meta line): no bylines */
+#define F_HEADING	0x100	/* inside h1-h6: never boilerplate (docutils
+				 * wraps headings in <a class="toc-backref">) */
+#define F_AHEADER	0x200	/* inside the <header> of an article or main */
 
 struct frame {
 	GumboNode *node;
@@ -246,7 +251,7 @@ static const struct word boiler_words[] = {
 /* Words of an entry's meta line: boilerplate for the text, but where
  * bylines, entry dates and categories are. */
 static const struct word meta_words[] = {
-	W("meta"), W("byline"), W("postmeta"), W("entrymeta"),
+	W("meta"), W("byline"), W("postmeta"), W("entrymeta"), W("avatar"),
 	{ NULL, 0 },
 };
 /* Whole class tokens of an entry's meta line (WordPress). */
@@ -282,7 +287,8 @@ static const struct word boiler_tokens[] = {
 /* Ids of documentation generators' page chrome (the Apache manual's
  * header, breadcrumb path and quick view). */
 static const struct word boiler_ids[] = {
-	W("page-header"), W("path"), W("quickview"),
+	W("page-header"), W("path"), W("quickview"), W("nav-above"),
+	W("nav-below"), W("secondary"),
 	{ NULL, 0 },
 };
 /* An entry's footer ("post-footer", "entry-footer") is its meta line. */
@@ -534,6 +540,276 @@ static int boiler_tag(const GumboNode *n, unsigned flags)
 	}
 }
 
+/* docutils' <aside> classes: parts of the document, not chrome. */
+static const struct word docutils_asides[] = {
+	W("footnote"), W("footnote-list"), W("citation"), W("topic"),
+	{ NULL, 0 },
+};
+
+/*
+ * Is n a docutils block with its own title: a sidebar, topic or
+ * admonition of the document (<aside class="sidebar"><p
+ * class="sidebar-title">: "Important", "Related Articles"), not the
+ * page's sidebar?
+ */
+static int docutils_titled(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	const char *c;
+	size_t i;
+
+	for (i = 0; i < ch->length; i++) {
+		const GumboNode *e = ch->data[i];
+
+		if (e->type != GUMBO_NODE_ELEMENT)
+			continue;
+		return e->v.element.tag == GUMBO_TAG_P &&
+		       e->v.element.attributes.length > 0 &&
+		       (c = attr(e, "class")) != NULL &&
+		       (has_token(c, "sidebar-title") ||
+			has_token(c, "topic-title"));
+	}
+	return 0;
+}
+
+static int is_heading(const GumboNode *n)
+{
+	return n->type == GUMBO_NODE_ELEMENT &&
+	       n->v.element.tag >= GUMBO_TAG_H1 &&
+	       n->v.element.tag <= GUMBO_TAG_H6;
+}
+
+static int collect_text(GumboNode *root, int boiler, unsigned flags0,
+			const struct keep *k, struct x_text *t);
+
+/* Words of n's visible text, up to a cap (the text is cut at 512 bytes);
+ * *by: it starts with "By " and a capital (a byline). */
+static size_t short_words(const GumboNode *n, int *by)
+{
+	struct x_text t;
+	size_t w = 0;
+
+	x_text_init(&t, 512, 1);
+	collect_text((GumboNode *)n, 0, 0, NULL, &t);
+	if (!t.oom && t.b.len > 0) {
+		t.b.data[t.b.len] = '\0';
+		w = x_word_count(t.b.data);
+		/* "By Jane Doe", not "By the numbers" */
+		if (by != NULL)
+			*by = strncasecmp(t.b.data, "by ", 3) == 0 &&
+			      ((t.b.data[3] >= 'A' && t.b.data[3] <= 'Z') ||
+			       (unsigned char)t.b.data[3] >= 0x80);
+	}
+	x_text_release(&t);
+	return w;
+}
+
+/*
+ * Is id the one a generator derived from the text of the element's
+ * heading: the element is a heading, or its first element children (an
+ * empty label <span> may come first: Sphinx) hold a heading whose letters
+ * and digits, lower-cased, are the id's (docutils, Python-Markdown,
+ * kramdown, goldmark and Docusaurus slugs; a "-2" suffix of a repeated
+ * title allowed)? A chrome block's id is not its heading's slug:
+ * WordPress's <div id="comments"> opens with "3 thoughts on ...".
+ */
+static int id_from_heading(const GumboNode *n, const char *id)
+{
+	const GumboVector *ch;
+	const GumboNode *h = NULL;
+	char buf[256], *p, *q;
+	size_t i, k = 0, seen = 0, idn, hn;
+	struct x_text t;
+	int same = 0;
+
+	if (is_heading(n) || n->v.element.tag == GUMBO_TAG_DT)
+		return 1;	/* a heading's or a term's own id */
+	ch = &n->v.element.children;
+	for (i = 0; i < ch->length && seen < 3; i++) {
+		const GumboNode *c = ch->data[i];
+
+		if (c->type != GUMBO_NODE_ELEMENT)
+			continue;
+		seen++;
+		if (is_heading(c)) {
+			h = c;
+			break;
+		}
+		if (c->v.element.tag != GUMBO_TAG_SPAN &&
+		    c->v.element.tag != GUMBO_TAG_A)
+			return 0;
+	}
+	if (h == NULL)
+		return 0;
+	/* the id's letters and digits, without a "-N" suffix */
+	idn = strlen(id);
+	for (i = idn; i > 0 && id[i - 1] >= '0' && id[i - 1] <= '9'; i--)
+		;
+	if (i < idn && i > 1 && (id[i - 1] == '-' || id[i - 1] == '_'))
+		idn = i - 1;
+	for (i = 0; i < idn && k + 1 < sizeof(buf); i++)
+		if ((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9'))
+			buf[k++] = id[i];
+		else if (id[i] >= 'A' && id[i] <= 'Z')
+			buf[k++] = (char)(id[i] + 32);
+	buf[k] = '\0';
+	if (k == 0)
+		return 0;
+	x_text_init(&t, 512, 1);
+	collect_text((GumboNode *)h, 0, 0, NULL, &t);
+	if (!t.oom && t.b.len > 0) {
+		/* the heading's letters and digits, in place */
+		for (p = q = t.b.data; p < t.b.data + t.b.len; p++) {
+			char c = *p;
+
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c + 32);
+			if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+				*q++ = c;
+		}
+		*q = '\0';
+		/* a section number before the title ("2.1.3. Comments":
+		 * docutils' sectnum, Sphinx's numbered toctrees) is not
+		 * in the id */
+		hn = (size_t)(q - t.b.data);
+		for (i = 0; i < hn && t.b.data[i] >= '0' && t.b.data[i] <= '9';
+		     i++)
+			;
+		same = strcmp(t.b.data, buf) == 0 ||
+		       (buf[0] > '9' && hn - i == k &&
+			strcmp(t.b.data + i, buf) == 0);
+	}
+	x_text_release(&t);
+	return same;
+}
+
+/*
+ * A child of an article's <header> that is its meta line rather than its
+ * title or standfirst: a <time>, a short line around one ("May 6, 2023 ·
+ * 2 min read": Docusaurus) or a short byline ("By Jane Doe": Hugo's
+ * Ananke). 1: a date line, 2: a byline, 0: neither.
+ */
+static int header_meta(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	size_t i;
+	int by = 0, time = n->v.element.tag == GUMBO_TAG_TIME;
+
+	if (n->parent == NULL || n->parent->type != GUMBO_NODE_ELEMENT ||
+	    n->parent->v.element.tag != GUMBO_TAG_HEADER || is_heading(n))
+		return 0;
+	for (i = 0; i < ch->length && !time; i++) {
+		const GumboNode *c = ch->data[i];
+
+		time = c->type == GUMBO_NODE_ELEMENT &&
+		       c->v.element.tag == GUMBO_TAG_TIME;
+	}
+	if (time)
+		return short_words(n, NULL) <= 10 ? 1 : 0;
+	if (n->v.element.tag != GUMBO_TAG_P && n->v.element.tag != GUMBO_TAG_DIV &&
+	    n->v.element.tag != GUMBO_TAG_SPAN)
+		return 0;
+	return short_words(n, &by) <= 6 && by ? 2 : 0;
+}
+
+/*
+ * A group of an entry's meta blocks and the labels between them: block
+ * themes write "<p>Posted</p> <div class=wp-block-post-date> <p>in</p>
+ * <div class=wp-block-post-terms>". Every element child is a meta block
+ * (its class names one) or a label of at most two words without
+ * elements; at least one of each.
+ */
+static int labels_meta(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	size_t i, metas = 0, labels = 0, els = 0;
+	const char *c;
+
+	if (ch->length < 2 || ch->length > 40)
+		return 0;
+	/* cheap tests first: most elements fail on their first child */
+	for (i = 0; i < ch->length; i++) {
+		GumboNode *e = ch->data[i], *t;
+
+		if (e->type == GUMBO_NODE_TEXT)
+			return 0;
+		if (e->type != GUMBO_NODE_ELEMENT)
+			continue;
+		if (++els > 12)
+			return 0;
+		if ((e->v.element.tag == GUMBO_TAG_P ||
+		     e->v.element.tag == GUMBO_TAG_SPAN) &&
+		    e->v.element.children.length == 1 &&
+		    (t = e->v.element.children.data[0])->type ==
+		    GUMBO_NODE_TEXT) {
+			if (strnlen(t->v.text.text, 40) >= 40 ||
+			    x_word_count(t->v.text.text) > 2)
+				return 0;
+			labels++;
+			continue;
+		}
+		if (e->v.element.attributes.length > 0 &&
+		    (c = attr(e, "class")) != NULL && names_boiler(c) == 2) {
+			metas++;
+			continue;
+		}
+		return 0;
+	}
+	return metas > 0 && labels > 0;
+}
+
+/* Does the link go to a tag or category page ("/tags/debian")? */
+static int taxonomy_href(const char *h)
+{
+	static const char *const seg[] = {
+		"/tags/", "/tag/", "/categories/", "/category/", NULL,
+	};
+	int k;
+
+	for (k = 0; seg[k] != NULL; k++)
+		if (strstr(h, seg[k]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* A list of links to tag or category pages only (a post's tags at the
+ * end of its text: Hugo's Ananke). */
+static int taxonomy_list(const GumboNode *n)
+{
+	const GumboVector *ch = &n->v.element.children;
+	size_t i, j, links = 0;
+	const char *h;
+
+	if (n->v.element.tag != GUMBO_TAG_UL && n->v.element.tag != GUMBO_TAG_OL)
+		return 0;
+	for (i = 0; i < ch->length; i++) {
+		const GumboNode *li = ch->data[i], *a = NULL;
+
+		if (li->type == GUMBO_NODE_WHITESPACE ||
+		    li->type == GUMBO_NODE_COMMENT)
+			continue;
+		if (li->type != GUMBO_NODE_ELEMENT ||
+		    li->v.element.tag != GUMBO_TAG_LI)
+			return 0;
+		for (j = 0; j < li->v.element.children.length; j++) {
+			const GumboNode *c = li->v.element.children.data[j];
+
+			if (c->type == GUMBO_NODE_WHITESPACE ||
+			    c->type == GUMBO_NODE_COMMENT)
+				continue;
+			if (c->type != GUMBO_NODE_ELEMENT || a != NULL ||
+			    c->v.element.tag != GUMBO_TAG_A)
+				return 0;
+			a = c;
+		}
+		if (a == NULL || (h = attr(a, "href")) == NULL ||
+		    !taxonomy_href(h))
+			return 0;
+		links++;
+	}
+	return links > 0;
+}
+
 /*
  * What an element is: F_HIDDEN, F_BOILER (only if boiler is asked; with
  * F_CHROME unless it is an entry's meta line) or 0. flags: the context
@@ -545,7 +821,7 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 {
 	struct eattrs a;
 	unsigned r = 0;
-	int nb;
+	int nb, idb;
 
 	if (hidden_tag(n))
 		return F_HIDDEN;
@@ -567,26 +843,50 @@ static unsigned classify(const GumboNode *n, unsigned flags, int boiler,
 		    n->parent->v.element.tag <= GUMBO_TAG_H6)
 			return F_HIDDEN;
 	}
-	if (!boiler || n->v.element.tag == GUMBO_TAG_BODY ||
+	/* nothing in a heading or a code block is chrome: syntax
+	 * highlighters' classes name tokens ("token comment": Prism,
+	 * "hljs-comment": highlight.js) */
+	if (!boiler || (flags & (F_HEADING | F_PRE)) ||
+	    n->v.element.tag == GUMBO_TAG_BODY ||
 	    n->v.element.tag == GUMBO_TAG_HTML)
 		return 0;
 	nb = 0;
+	/* an id names chrome as a whole token ("sidebar", "comments"), and
+	 * not when a generator derived it from the heading's text
+	 * ("credits", "comments"): tested last, it walks the heading */
+	idb = a.id != NULL ?
+	      (list_has(a.id, boiler_ids) ? 2 :
+	       list_has(a.id, boiler_words) || list_has(a.id, boiler_tokens)) :
+	      0;
+	if (idb != 0 && id_from_heading(n, a.id))
+		idb = 0;
+	if (((n->v.element.tag == GUMBO_TAG_ASIDE ||
+	      n->v.element.tag == GUMBO_TAG_DIV) && docutils_titled(n)) ||
+	    (n->v.element.tag == GUMBO_TAG_P && a.cls != NULL &&
+	     has_token(a.cls, "sidebar-title") && n->parent != NULL &&
+	     n->parent->type == GUMBO_NODE_ELEMENT &&
+	     docutils_titled(n->parent)))
+		return 0;
 	if ((nb = boiler_tag(n, flags)) != 0) {
-		/* docutils writes footnotes as <aside class="footnote"> */
+		/* docutils writes footnotes, citations and topics (a
+		 * document's abstract) as <aside class="footnote|topic"> */
 		if (n->v.element.tag != GUMBO_TAG_ASIDE || a.cls == NULL ||
-		    strncasecmp(a.cls, "footnote", 8) != 0)
+		    !list_has(a.cls, docutils_asides))
 			r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
-	} else if (a.id != NULL && list_has(a.id, boiler_ids)) {
+	} else if (idb == 2) {
 		r = F_BOILER | F_CHROME;
 	} else if (a.role != NULL &&
 		 (list_has(a.role, boiler_roles) ||
 		  (!(flags & F_ARTICLE) && has_token(a.role, "banner"))))
 		r = F_BOILER | F_CHROME;
 	else if ((a.cls != NULL && (nb = names_boiler(a.cls)) != 0) ||
-		 (a.id != NULL && (nb = names_boiler(a.id)) != 0) ||
+		 (idb != 0 && (nb = 1) != 0) ||
 		 (a.component != NULL &&
 		  (nb = names_boiler(a.component)) != 0))
 		r = nb == 1 ? F_BOILER | F_CHROME : F_BOILER;
+	else if (((flags & F_AHEADER) && header_meta(n) != 0) ||
+		 labels_meta(n) || taxonomy_list(n))
+		r = F_BOILER;	/* an entry's meta line */
 	if (r != 0 && keeps(k, n))
 		return 0;
 	return r;
@@ -654,6 +954,14 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			break;
 		case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
 			fl |= F_PRE;
+			break;
+		case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3:
+		case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
+			fl |= F_HEADING;
+			break;
+		case GUMBO_TAG_HEADER:
+			if (fl & F_ARTICLE)
+				fl |= F_AHEADER;
 			break;
 		default:
 			break;
@@ -1130,6 +1438,13 @@ static const struct word byline_classes[] = {
 	W("author"), W("p-author"), W("author-name"), W("post-author"),
 	W("entry-author"), W("article-author"), W("byline-author"),
 	W("author-link"), W("byline__author"),
+	W("wp-block-post-author__name"), W("wp-block-post-author-name"),
+	{ NULL, 0 },
+};
+/* Blocks around an entry's <time datetime> (WordPress block themes). */
+static const struct word date_blocks[] = {
+	W("wp-block-post-date"), W("posted-on"), W("entry-date"),
+	W("post-date"), W("published"),
 	{ NULL, 0 },
 };
 
@@ -1240,12 +1555,17 @@ static int on_byline(struct scan *sc, GumboNode *n, const struct eattrs *ea)
 	    (c = attr(n, "title")) != NULL)
 		x_offer(x, LB_F_published_time, LB_SRC_BODY, c, (size_t)-1);
 	if (n->v.element.tag == GUMBO_TAG_A && (v = ea->rel) != NULL &&
-	    (has_token(v, "category") || has_token(v, "author")) &&
+	    (has_token(v, "category") || has_token(v, "author") ||
+	     (has_token(v, "tag") && n->parent != NULL &&
+	      n->parent->type == GUMBO_NODE_ELEMENT &&
+	      (c = attr(n->parent, "class")) != NULL &&
+	      has_token(c, "taxonomy-category"))) &&
 	    sc->bylines++ < 64) {
-		/* WordPress: "Posted in <a rel="category tag">",
+		/* WordPress: "Posted in <a rel="category tag">", block
+		 * themes' <div class="taxonomy-category"><a rel="tag">,
 		 * bylines: <a rel="author"> */
-		if (offer_text_of(x, n, has_token(v, "category") ?
-				  LB_F_category : LB_F_author) < 0)
+		if (offer_text_of(x, n, has_token(v, "author") ?
+				  LB_F_author : LB_F_category) < 0)
 			return -1;
 	} else if ((v = ea->cls) != NULL && list_has(v, byline_classes)) {
 		if (sc->bylines++ < 64) {
@@ -1345,9 +1665,16 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 			x_offer(x, LB_F_published_time, LB_SRC_META, v,
 				(size_t)-1);
 		else if (!(*flags & (F_HIDDEN | F_CHROME)) &&
-			 (w = attr(n, "class")) != NULL &&
-			 (has_token(w, "published") ||
-			  has_token(w, "entry-date") || has_token(w, "post-date")))
+			 (((w = attr(n, "class")) != NULL &&
+			   (has_token(w, "published") ||
+			    has_token(w, "entry-date") ||
+			    has_token(w, "post-date"))) ||
+			  (n->parent != NULL &&
+			   n->parent->type == GUMBO_NODE_ELEMENT &&
+			   (w = attr(n->parent, "class")) != NULL &&
+			   list_has(w, date_blocks))))
+			/* block themes: <div class="wp-block-post-date">
+			 * <time datetime> */
 			x_offer(x, LB_F_published_time, LB_SRC_BODY, v,
 				(size_t)-1);
 		break;
@@ -1356,8 +1683,26 @@ static int on_element(struct scan *sc, GumboNode *n, unsigned *flags)
 	}
 	if (*flags & F_HEAD)
 		return 1;
+	/* "By Jane Doe" under an article's title (Hugo's Ananke) */
+	if ((*flags & F_AHEADER) && !(*flags & (F_HIDDEN | F_CHROME)) &&
+	    sc->bylines < 64 && header_meta(n) == 2) {
+		sc->bylines++;
+		if ((s = short_text(x, n, 80)) != NULL &&
+		    strpbrk(s, "0123456789@|") == NULL)
+			offer_names(x, s);
+		free(s);
+		if (x->failed)
+			return -1;
+	}
 	if (!(*flags & F_HIDDEN))
 		*flags |= classify(n, *flags, !(*flags & F_CHROME), &sc->keep);
+	if (is_heading(n))
+		*flags |= F_HEADING;
+	else if (n->v.element.tag == GUMBO_TAG_PRE ||
+		 n->v.element.tag == GUMBO_TAG_LISTING)
+		*flags |= F_PRE;
+	else if (n->v.element.tag == GUMBO_TAG_HEADER && (*flags & F_ARTICLE))
+		*flags |= F_AHEADER;
 	if (!(*flags & (F_HIDDEN | F_CHROME)) &&
 	    n->v.element.attributes.length > 0) {
 		struct eattrs ea;

@@ -505,6 +505,24 @@ static void steps_text(const struct x_jsonld *j, const cJSON *v,
 		steps_text(j, e, t, depth + 1);
 }
 
+/*
+ * Is the articleBody cut short of the node's own wordCount (less than
+ * half of it)? Hugo's plainify, which themes such as PaperMod use to
+ * write articleBody, stops at the first "<script" in the text; the
+ * page's own text is then the better source.
+ */
+static int cut_short(const cJSON *o, const char *s)
+{
+	const cJSON *w = get(o, "wordCount");
+	double n = 0;
+
+	if (cJSON_IsNumber(w))
+		n = w->valuedouble;
+	else if (cJSON_IsString(w))
+		n = strtod(w->valuestring, NULL);
+	return n > 0 && n < 1e9 && 2.0 * (double)x_word_count(s) < n;
+}
+
 static int offer_text(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 {
 	static const char *const keys[] = {
@@ -531,6 +549,10 @@ static int offer_text(struct x_jsonld *j, struct x_ctx *x, const cJSON *o)
 			return x_oom(x);
 		}
 		if ((s = x_text_take(&t)) != NULL) {
+			if (k <= 1 && cut_short(o, s)) {
+				free(s);	/* the page's text is better */
+				return 0;
+			}
 			x_offer_text(x, LB_SRC_JSONLD, s);
 			return 1;
 		}

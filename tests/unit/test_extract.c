@@ -772,6 +772,153 @@ static void test_caps(void **state)
 	lb_buf_release(&b);
 }
 
+/*
+ * Rules that real generators need (issue 19), each on the smallest page
+ * that shows it: ids derived from headings are not chrome, a heading's
+ * own links are its text, docutils asides are content; bylines without
+ * e-mail or "View all" phrasing; block themes' meta blocks and labels.
+ */
+static void test_generator_rules(void **state)
+{
+	static const struct {
+		const char *html;
+		const char *has, *lacks;	/* in the text */
+		const char *author, *date, *category;
+	} cases[] = {
+		/* Sphinx: <section id="credits">, MkDocs <h2 id="comments"> */
+		{ "<main><h1>hashlib</h1><p>Intro.</p><section id=\"credits\">"
+		  "<span id=\"x\"></span><h2>Credits<a class=headerlink "
+		  "href=#credits>\xc2\xb6</a></h2><p>Thanks to Gregory.</p>"
+		  "</section><h2 id=\"comments\">Comments</h2><p>Start with "
+		  "a hash.</p><div id=\"related-topics-2\"><h3>Related topics"
+		  "</h3><p>See also os.</p></div></main>",
+		  "Credits\nThanks to Gregory.\nComments\nStart with a hash.\n"
+		  "Related topics\nSee also os.", "\xc2\xb6", NULL, NULL, NULL },
+		/* Python's docs: numbered sections, object and term ids,
+		 * a docutils sidebar with its title */
+		{ "<div role=main><h1>Lexical analysis</h1><section id=\"comments"
+		  "\"><span id=\"id4\"></span><h3><span class=section-number>"
+		  "2.1.3. </span>Comments</h3><p>A comment starts with a hash."
+		  "</p></section><dl><dt id=\"http.cookiejar.CookieJar.add_"
+		  "cookie_header\">add_cookie_header(request)</dt><dd>Add the "
+		  "header.</dd><dt id=\"term-meta-path-finder\">meta path "
+		  "finder</dt><dd>A finder.</dd><dt id=\"credits\">credits</dt>"
+		  "<dd>Prints the credits.</dd></dl><aside class=\"sidebar\"><p "
+		  "class=\"sidebar-title\">Important</p><p>See the tutorial.</p>"
+		  "</aside></div>",
+		  "2.1.3. Comments\nA comment starts with a hash.\n"
+		  "add_cookie_header(request)\nAdd the header.\nmeta path finder"
+		  "\nA finder.\ncredits\nPrints the credits.\nImportant\nSee "
+		  "the tutorial.", NULL, NULL, NULL, NULL },
+		/* syntax highlighters' token classes inside <pre> */
+		{ "<main><h1>T</h1><pre><code><span class=\"token comment\">"
+		  "# limit the threads</span>\nlimit(1)\n<span class=\"hljs-"
+		  "comment\">// share it</span></code></pre></main>",
+		  "# limit the threads\nlimit(1)\n// share it", NULL, NULL,
+		  NULL, NULL },
+		/* a chrome block's id is not its heading's slug */
+		{ "<main><h1>Post</h1><p>Body.</p><div id=\"comments\"><h2>3 "
+		  "thoughts on Post</h2><p>Nice!</p></div><div id=\"sidebar\">"
+		  "<h2>Sidebar</h2><p>Ads here.</p></div></main>",
+		  "Post\nBody.", "thoughts", NULL, NULL, NULL },
+		/* docutils: toc-backref headings, topic abstract, footnotes */
+		{ "<div role=main><h1><a class=\"toc-backref\" href=#id1>Socket "
+		  "HOWTO</a></h1><dl class=field-list><dt>Author<span>:</span>"
+		  "</dt><dd><p>A.M. Kuchling &lt;<a href=\"mailto:amk%40amk.ca\">"
+		  "amk<span>@</span>amk<span>.</span>ca</a>&gt;</p></dd></dl>"
+		  "<aside class=\"topic\"><p class=topic-title>Abstract</p><p>"
+		  "Sockets are everywhere.</p></aside><h2><a class=toc-backref "
+		  "href=#id2>Sockets</a></h2><p>Text.</p><aside class=\""
+		  "footnote-list brackets\"><aside class=\"footnote brackets\">"
+		  "<p>A note.</p></aside></aside><aside><p>Sidebar.</p></aside>"
+		  "</div>", "Socket HOWTO\n", "Sidebar.", "A.M. Kuchling", NULL,
+		  NULL },
+		{ "<div role=main><h1>T</h1><p>x</p><aside class=topic><p>"
+		  "Sockets are everywhere.</p></aside><h2><a class=toc-backref "
+		  "href=#id2>Sockets</a></h2><aside class=\"footnote-list\"><p>"
+		  "A note.</p></aside></div>",
+		  "Sockets are everywhere.\nSockets\nA note.", NULL, NULL, NULL,
+		  NULL },
+		/* author names without addresses or "View all" phrasing */
+		{ "<html><head><meta name=author content=\"Vinay Sajip <vinay_"
+		  "sajip at red-dove dot com>\"></head><body><h1>T</h1><p>x</p>"
+		  "</body></html>", NULL, NULL, "Vinay Sajip", NULL, NULL },
+		{ "<html><head><meta name=author content=\"Jane Doe (jane@"
+		  "example.org) @janedoe\"></head><body><h1>T</h1></body></html>",
+		  NULL, NULL, "Jane Doe", NULL, NULL },
+		{ "<article><h1>T</h1><p>x</p><footer><a rel=author href=/a/>"
+		  "View all posts by Jane Doe</a></footer></article>", NULL, NULL,
+		  "Jane Doe", NULL, NULL },
+		/* WordPress Twenty Twenty-One's author bio */
+		{ "<article><h1>T</h1><div class=entry-content><p>Body.</p>"
+		  "</div><div class=\"author-bio\"><h2 class=author-title>By "
+		  "Jane Doe</h2><a class=author-link href=/author/jane/ rel="
+		  "author>View all of Jane Doe&#039;s posts.</a></div></article>",
+		  "T\nBody.", "View all", "Jane Doe", NULL, NULL },
+		/* WordPress block themes (Twenty Twenty-Three) */
+		{ "<main><h1 class=wp-block-post-title>T</h1><div class=\""
+		  "entry-content wp-block-post-content\"><p>Body.</p></div>"
+		  "<div class=\"wp-block-group\"><p>\n Posted </p><div class="
+		  "\"wp-block-post-date\"><time datetime=\"2023-05-06T09:30:00"
+		  "+00:00\">May 6, 2023</time></div><p>in</p><div class=\""
+		  "taxonomy-category wp-block-post-terms\"><a href=/category/"
+		  "p/ rel=tag>Packages</a></div></div><div class=wp-block-group"
+		  "><p>by</p><div class=wp-block-post-author><div class=wp-block"
+		  "-post-author__content><p class=wp-block-post-author__name>Ada"
+		  " Lovelace</p></div></div></div><div class=wp-block-group><p>"
+		  "Tags:</p><div class=\"taxonomy-post_tag wp-block-post-terms\""
+		  "><a href=/tag/debian/ rel=tag>debian</a></div></div></main>",
+		  "T\nBody.", "Posted", "Ada Lovelace",
+		  "2023-05-06T09:30:00+00:00", "Packages" },
+		/* Docusaurus blog header; Hugo Ananke byline and tag list */
+		{ "<main><article><header><h1>T</h1><div class=\"container_mt6G"
+		  "\"><time datetime=\"2023-05-06\">May 6, 2023</time> \xc2\xb7 "
+		  "2 min read</div><div class=row><div class=\"avatar\"><div "
+		  "class=avatar__intro><div class=avatar__name><a href=/a><span>"
+		  "Ada Lovelace</span></a></div><small>Maintainer</small></div>"
+		  "</div></div></header><div class=markdown><p>Body.</p></div>"
+		  "</article></main>", "T\nBody.", "read", NULL, NULL, NULL },
+		{ "<main><article><header><h1>T</h1><p class=tracked>By <strong>"
+		  "Ada Lovelace</strong></p><time datetime=\"2023-05-06\">May 6"
+		  "</time><p>A standfirst of the post that is longer than a "
+		  "byline.</p><p>By the numbers</p></header><div><p>Body.</p><ul class=pa0><li><a "
+		  "href=\"/tags/debian\">debian</a></li><li><a href=\"/tags/"
+		  "tools\">tools</a></li></ul><ul><li><a href=\"/docs/\">docs"
+		  "</a></li></ul></div></article></main>",
+		  "T\nA standfirst of the post that is longer than a byline.\n"
+		  "By the numbers\nBody.\ndocs", "debian", "Ada Lovelace", NULL,
+		  NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lb_doc doc = run(cases[i].html, "https://e.example/p");
+		char *j = lb_doc_to_json(&doc, 1, 1);
+
+		if (cases[i].has != NULL &&
+		    (doc.text == NULL || strstr(doc.text, cases[i].has) == NULL))
+			fail_msg("case %zu: text lacks '%s': %s", i, cases[i].has, j);
+		if (cases[i].lacks != NULL && doc.text != NULL &&
+		    strstr(doc.text, cases[i].lacks) != NULL)
+			fail_msg("case %zu: text has '%s': %s", i, cases[i].lacks, j);
+		if (cases[i].author != NULL &&
+		    (doc.author.n != 1 ||
+		     strcmp(doc.author.v[0], cases[i].author) != 0))
+			fail_msg("case %zu: author: %s", i, j);
+		if (cases[i].date != NULL &&
+		    (doc.published_time == NULL ||
+		     strcmp(doc.published_time, cases[i].date) != 0))
+			fail_msg("case %zu: date: %s", i, j);
+		if (cases[i].category != NULL &&
+		    (doc.category.n != 1 ||
+		     strcmp(doc.category.v[0], cases[i].category) != 0))
+			fail_msg("case %zu: category: %s", i, j);
+		free(j);
+		lb_doc_release(&doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_read_time),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_generator_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
