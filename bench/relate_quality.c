@@ -21,6 +21,7 @@
 
 #include "linkbot/assign.h"
 #include "linkbot/doc.h"
+#include "linkbot/fillers.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
 
@@ -154,6 +155,36 @@ static int published(const struct lb_candidates *c, char **label,
 	if (assign_links(c, &ap, &a, &st, &err) == -1) {
 		fprintf(stderr, "assign: %s\n", err.msg);
 		return -1;
+	}
+	{
+		struct lb_fillers_params fp = { 0 };
+		struct lb_fillers_stats fs;
+		size_t below = 0, bhit = 0;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < a.l; j++) {
+				const struct lb_link *lk = &a.links[i * a.l + j];
+
+				if (lk->target == LB_NO_TARGET ||
+				    lk->type != LB_LINK_RELATED ||
+				    !(lk->score <= c->random_floor))
+					continue;
+				below++;
+				bhit += strcmp(label[lk->target], label[i]) == 0;
+			}
+		fp.n_tgt = n;
+		fp.min_in = M;
+		fp.floor = getenv("NOFILL") ? -1e30f : c->random_floor;
+		fp.seed = 42;
+		fp.lang_src = lang;
+		fp.lang_tgt = lang;
+		if (fillers_apply(&a, &fp, &fs, &err) == -1) {
+			fprintf(stderr, "fillers: %s\n", err.msg);
+			return -1;
+		}
+		printf(" floor=%.3f fillers=%zu (precision %.3f; %zu redrawn)",
+		       c->random_floor, fs.fillers,
+		       below ? bhit / (double)below : 0, fs.redrawn);
 	}
 	in = calloc(n + 1, sizeof(*in));
 	for (i = 0; i < n; i++)

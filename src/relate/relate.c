@@ -26,6 +26,8 @@
 #define SMOOTH_K 20
 #define SMOOTH_ROUNDS 2
 #define SMOOTH_MAX 50000	/* pages; automatic smoothing up to this */
+#define FLOOR_PAIRS 2000	/* random pairs measured for random_floor */
+#define FLOOR_SEED 0x5eedf1002ULL
 
 static double now_s(void)
 {
@@ -114,6 +116,81 @@ static int smooth(float *vec, size_t n, size_t d, int threads,
 	free(nv);
 	lb_candidates_release(&nb);
 	return 0;
+}
+
+/* sparse dot of rows a and b of x (columns sorted) */
+static double csr_dot(const struct csr *x, size_t a, size_t b)
+{
+	size_t p = x->ptr[a], pe = x->ptr[a + 1];
+	size_t q = x->ptr[b], qe = x->ptr[b + 1];
+	double s = 0;
+
+	while (p < pe && q < qe) {
+		if (x->col[p] < x->col[q])
+			p++;
+		else if (x->col[p] > x->col[q])
+			q++;
+		else
+			s += (double)x->val[p++] * x->val[q++];
+	}
+	return s;
+}
+
+static int float_cmp(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What random pairs of the site score (lb_candidates.random_floor): the
+ * cosines of FLOOR_PAIRS (source, target) pairs drawn with a fixed seed
+ * over all the sources and targets (never the shard's rows only, so every
+ * shard finds the same), a page never with itself; their median: a link
+ * at or below it is no more related than a pair drawn at random (a site
+ * whose pages all look alike: every link). Not a higher quantile: on a
+ * site of 5 topics a fifth of random pairs share one, and the 90th
+ * percentile marked a third of the demo site's fillers that were on topic
+ * (bench/RESULTS.md). Links filling the k constraint can be below it
+ * (fillers.h).
+ * Rows are doc rows of vec (d floats) or, when vec is NULL, of x; source i
+ * is row srow[i], target j row j. -INFINITY when no pair exists.
+ */
+static float random_floor(const float *vec, size_t d, const struct csr *x,
+			  const size_t *srow, size_t n_src, size_t n_tgt)
+{
+	float *sc;
+	uint64_t st = FLOOR_SEED;
+	size_t i, n = 0, tries;
+	float f = -INFINITY;
+
+	if (n_src == 0 || n_tgt == 0 || (vec == NULL && x == NULL))
+		return f;
+	sc = malloc(FLOOR_PAIRS * sizeof(*sc));
+	if (sc == NULL)
+		return f;
+	for (tries = 0; n < FLOOR_PAIRS && tries < 4 * FLOOR_PAIRS; tries++) {
+		size_t a = srow[relate_rand(&st) % n_src];
+		size_t b = relate_rand(&st) % n_tgt;
+		double dot = 0;
+
+		if (a == b)
+			continue;
+		if (vec) {
+			for (i = 0; i < d; i++)
+				dot += (double)vec[a * d + i] * vec[b * d + i];
+		} else {
+			dot = csr_dot(x, a, b);
+		}
+		sc[n++] = (float)dot;
+	}
+	if (n > 0) {
+		qsort(sc, n, sizeof(*sc), float_cmp);
+		f = sc[n / 2];
+	}
+	free(sc);
+	return f;
 }
 
 /* Exact sparse cosine top-M (the plain TF-IDF baseline). */
@@ -278,6 +355,9 @@ static int by_language(const struct lb_relate_input *in,
 		so.row_end = b;
 		if (relate_candidates(&sub, &so, &part, err) == -1)
 			goto out;
+		/* the highest group's: a filler in any language stays one */
+		if (part.random_floor > out->random_floor)
+			out->random_floor = part.random_floor;
 		for (s = a; s < b; s++) {
 			size_t r = gs[s] - rb;
 
@@ -372,6 +452,8 @@ int relate_candidates(const struct lb_relate_input *in,
 		if (m && sparse_topm(&x, srow, in->n_tgt, gself, m, rb, re,
 				     out, err) == -1)
 			goto out;
+		out->random_floor = random_floor(NULL, 0, &x, srow, in->n_src,
+						 in->n_tgt);
 		rc = 0;
 		goto out;
 	}
@@ -415,6 +497,8 @@ int relate_candidates(const struct lb_relate_input *in,
 	/* language groups (one group unless multi-language) */
 	if (lb_candidates_init(out, re - rb, m) == -1)
 		goto nomem;
+	out->random_floor = random_floor(vec, d, NULL, srow, in->n_src,
+					 in->n_tgt);
 	key = malloc((n_docs + 1) * sizeof(*key));
 	gs = malloc((in->n_src + 1) * sizeof(*gs));
 	gt = malloc((in->n_tgt + 1) * sizeof(*gt));
