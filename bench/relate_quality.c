@@ -174,7 +174,7 @@ static int published(const struct lb_candidates *c, char **label,
 			}
 		fp.n_tgt = n;
 		fp.min_in = M;
-		fp.floor = getenv("NOFILL") ? -1e30f : c->random_floor;
+		fp.floor = c->random_floor;
 		fp.seed = 42;
 		fp.lang_src = lang;
 		fp.lang_tgt = lang;
