@@ -91,10 +91,10 @@ for c in demo debian apache django apache-fr debian-boiler25; do
 	awk -v c="$c" '
 		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		  p[v["method"]] = v["p@8"] }
-		END { b = p["sklearn-tfidf"] + 0; if (p["sklearn-lsa128"] + 0 > b) b = p["sklearn-lsa128"] + 0
-		      st = "-"; sl = "-"; r = "-"
+		END { st = "-"; sl = "-"; r = "-"
 		      if ("sklearn-tfidf" in p) st = p["sklearn-tfidf"]
 		      if ("sklearn-lsa128" in p) sl = p["sklearn-lsa128"]
+		      b = st + 0; if (sl + 0 > b) b = sl + 0
 		      if (b > 0) r = sprintf("%.2f", p["lsa"] / b)
 		      printf "relate quality %s: ours %.4f  sklearn tfidf %s  lsa128 %s  old plain tfidf %.4f  random %.4f  ratio ours/best peer %s\n",
 		      c, p["lsa"], st, sl, p["tfidf"], p["random"], r }' \

@@ -104,7 +104,7 @@ static void row_order(struct lb_assignment *a, size_t s)
 	for (n = 0; n < a->l && row[n].target != LB_NO_TARGET; n++)
 		;
 	if (n > 256)
-		return;	/* L is at most a few dozen; never reordered */
+		return;	/* L is at most 100 (config): never here */
 	for (j = 0; j < n; j++)
 		if (row[j].type == LB_LINK_RELATED)
 			tmp[k++] = row[j];
