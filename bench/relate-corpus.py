@@ -36,8 +36,15 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           of its pages, chosen by a hash of the URL: how much a block the
           extractor left in moves the results.
 
+  site-NAME  whole sites (issue 20; the tuning and report halves in
+          bench/RESULTS.md), through the extractor: site-python (python3-doc,
+          label = library chapter or manual part), site-postgresql (chapter
+          prefix), site-scipy (subpackage), site-octave (manual chapter),
+          site-erlang (OTP application), site-linux (kernel subsystem).
+
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
+       relate-corpus.py site-NAME OUT RELATE_HTML
        relate-corpus.py boiler:S OUT IN
 """
 

@@ -11,7 +11,11 @@
  * the share of its 8 best candidates that carry its label; the figure is
  * the mean over pages. Methods: lsa (default engine), lsa-nosmooth (no
  * neighbour smoothing), tfidf, random; with no METHOD: lsa, tfidf, random. Prints one line per method:
- *   corpus=demo pages=200 labels=5 method=lsa dim=0 p@8=0.9512 ms=41
+ *   corpus=demo pages=200 labels=5 method=lsa dim=0 p@8=0.9512 ms=41 ...
+ * and, but for random, what a run would publish from 32 candidates a page
+ * (published(): L = 8, k = 8, then the fillers): the random floor, the
+ * fillers and their precision, pub@8 (precision of the published links,
+ * random ones counted), the smallest in-degree and the random links.
  */
 #include <stdint.h>
 #include <stdio.h>
