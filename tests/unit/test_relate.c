@@ -958,6 +958,49 @@ static void test_candidates_blocks(void **state)
 	}
 }
 
+/*
+ * Term weights (issue 20): sublinear tf, 1 + ln tf, so a word said four
+ * times weighs 1 + ln 4 = 2.386 times a word said once with the same df
+ * (BM25 saturation gave 1.71 here); a word in more than three quarters of
+ * the pages is dropped; a word of one page too.
+ */
+static void test_text_weights(void **state)
+{
+	static const char *text[4] = {
+		"alpha alpha alpha alpha beta common onlyhere",
+		"alpha beta gamma common",
+		"gamma delta common",
+		"delta epsilon common epsilon",
+	};
+	struct lb_doc docs[4];
+	const struct lb_doc *p[4];
+	struct csr x = { 0 };
+	struct lb_error err;
+	size_t i;
+	float a, b;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < 4; i++) {
+		lb_doc_init(&docs[i]);
+		docs[i].text = strdup(text[i]);
+		docs[i].language = strdup("en");
+		p[i] = &docs[i];
+	}
+	assert_int_equal(text_vectors(p, 4, NULL, 0, 1, &x, &err), 0);
+	/* page 0: alpha and beta only (common: 4 of 4 pages; onlyhere: 1) */
+	assert_int_equal(x.ptr[1] - x.ptr[0], 2);
+	a = x.val[0] > x.val[1] ? x.val[0] : x.val[1];
+	b = x.val[0] > x.val[1] ? x.val[1] : x.val[0];
+	assert_true(fabsf(a / b - (1 + logf(4))) < 1e-4f);
+	assert_true(fabsf(a * a + b * b - 1) < 1e-5f);	/* unit rows */
+	/* page 3: delta and epsilon, epsilon (twice, one page) dropped */
+	assert_int_equal(x.ptr[4] - x.ptr[3], 1);
+	csr_release(&x);
+	for (i = 0; i < 4; i++)
+		lb_doc_release(&docs[i]);
+}
+
 /* Degenerate input: no pages, empty pages, identical pages (ties go to
  * the lower target index), more slots than targets. */
 static void test_candidates_edges(void **state)
@@ -1021,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_text_threads),
+		cmocka_unit_test(test_text_weights),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
 		cmocka_unit_test(test_candidates_language_alone),
