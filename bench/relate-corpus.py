@@ -36,8 +36,15 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           of its pages, chosen by a hash of the URL: how much a block the
           extractor left in moves the results.
 
+  site-NAME  whole sites (issue 20; the tuning and report halves in
+          bench/RESULTS.md), through the extractor: site-python (python3-doc,
+          label = library chapter or manual part), site-postgresql (chapter
+          prefix), site-scipy (subpackage), site-octave (manual chapter),
+          site-erlang (OTP application), site-linux (kernel subsystem).
+
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
+       relate-corpus.py site-NAME OUT RELATE_HTML
        relate-corpus.py boiler:S OUT IN
 """
 
@@ -279,11 +286,11 @@ def django():
     return out
 
 
-def extracted(files, tool):
-    """Pages through the product's extractor; 30 a label at most."""
+def extracted(files, tool, cap=30):
+    """Pages through the product's extractor; cap a label at most."""
     per, lst = {}, []
     for lab, f, url in files:
-        if per.get(lab, 0) < 30 * 2:
+        if per.get(lab, 0) < cap * 2:
             per[lab] = per.get(lab, 0) + 1
             lst.append(f"{lab}\t{f}\t{url}\n")
     res = subprocess.run([tool], input="".join(lst), capture_output=True,
@@ -293,11 +300,139 @@ def extracted(files, tool):
         lab, js = line.split("\t", 1)
         d = json.loads(js)
         key = (lab, d.get("language", ""))
-        if len(d.get("text", "").split()) < 50 or per.get(key, 0) >= 30:
+        if len(d.get("text", "").split()) < 50 or per.get(key, 0) >= cap:
             continue
         per[key] = per.get(key, 0) + 1
         out.append((lab, d))
     return out
+
+
+# Site-sized corpora (issue 20): whole manuals through the product's
+# extractor, as a crawl sees them, labels the documentation itself gives.
+def site_python():
+    """python3-doc: label = the chapter of library/index for the library
+    reference, else the manual's part (c-api, howto, reference, tutorial,
+    using, extending, faq; not whatsnew, which covers everything)."""
+    top = "/usr/share/doc/python3-doc/html"
+    base = os.path.join(top, "library")
+    link = re.compile(r'toctree-l1"><a class="reference internal" '
+                      r'href="([a-z0-9_.]+\.html)"')
+    out, seen = [], set()
+    with open(os.path.join(base, "index.html"), encoding="utf-8") as f:
+        chapters = link.findall(f.read())
+    for ch in chapters:
+        with open(os.path.join(base, ch), encoding="utf-8") as f:
+            src = f.read()
+        m = re.search(r"<h1>(.*?)<", src)
+        name = html.unescape(m.group(1)).strip() if m else ch
+        for mod in sorted(x for x in link.findall(src)
+                          if x != ch and x not in seen):
+            seen.add(mod)
+            out.append(("py:" + name, os.path.join(base, mod),
+                        "https://docs.python.test/library/" + mod))
+    for part in ("c-api", "howto", "reference", "tutorial", "using",
+                 "extending", "faq"):
+        for p in sorted(glob.glob(os.path.join(top, part, "*.html"))):
+            if os.path.basename(p) == "index.html":
+                continue
+            out.append(("py:" + part, p, "https://docs.python.test/" +
+                        os.path.relpath(p, top)))
+    return out
+
+
+def site_postgresql():
+    """postgresql-doc-15: label = chapter prefix of the file name."""
+    base = "/usr/share/doc/postgresql-doc-15/html"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "*-*.html"))):
+        name = os.path.basename(p)
+        pre = name.split("-")[0]
+        if pre in ("release", "index", "bookindex", "legalnotice"):
+            continue
+        out.append(("pg:" + pre, p, "https://www.postgresql.test/docs/15/"
+                    + name))
+    return out
+
+
+def site_scipy():
+    """python-scipy-doc API reference: label = subpackage (scipy.X)."""
+    base = "/usr/share/doc/python-scipy-doc/html/reference/generated"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "scipy.*.html"))):
+        name = os.path.basename(p)
+        parts = name.split(".")
+        if len(parts) < 4 or not parts[1].islower():
+            continue
+        out.append(("scipy." + parts[1], p,
+                    "https://docs.scipy.test/reference/generated/" + name))
+    return out
+
+
+def site_linux():
+    """linux-doc: label = subsystem (top directory of Documentation/)."""
+    base = "/usr/share/doc/linux-doc/html"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        if len(parts) < 2 or parts[0].startswith("_") or \
+                parts[0] == "translations":
+            continue
+        out.append((parts[0], p, "https://docs.kernel.test/" + rel))
+    return out
+
+
+def site_octave():
+    """octave-doc (the GNU Octave manual, Texinfo HTML): label = chapter,
+    found by following each node's rel="up" link to the top."""
+    base = "/usr/share/doc/octave/octave.html"
+    up = re.compile(r'<link href="([^"#]+)(?:#[^"]*)?" rel="up"')
+    parent = {}
+    for p in glob.glob(os.path.join(base, "*.html")):
+        with open(p, encoding="utf-8", errors="replace") as f:
+            m = up.search(f.read(20000))
+        if m:
+            parent[os.path.basename(p)] = m.group(1)
+    out = []
+    for name in sorted(parent):
+        ch, hops = name, 0
+        while parent.get(ch, "index.html") != "index.html" and hops < 20:
+            ch, hops = parent[ch], hops + 1
+        if parent.get(ch) != "index.html" or "Index" in ch:
+            continue
+        out.append(("oct:" + ch[:-5], os.path.join(base, name),
+                    "https://docs.octave.test/" + name))
+    return out
+
+
+def site_erlang():
+    """erlang-doc (Erlang/OTP): label = application (lib/APP-VSN/)."""
+    base = "/usr/share/doc/erlang-doc"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "lib", "*", "doc", "html",
+                                           "*.html"))):
+        app = os.path.relpath(p, base).split("/")[1].rsplit("-", 1)[0]
+        name = os.path.basename(p)
+        if name in ("index.html", "release_notes.html", "notes.html",
+                    "users_guide.html", "ref_man.html", "part.html",
+                    "chapter.html", "manual.html") or \
+                name.endswith("_app.html") and False:
+            continue
+        out.append(("otp:" + app, p, "https://erlang.test/" +
+                    os.path.relpath(p, base)))
+    return out
+
+
+SITES = {
+    # name: (pages, most pages a label keeps)
+    "site-python": (site_python, 1000),
+    "site-postgresql": (site_postgresql, 1000),
+    "site-scipy": (site_scipy, 300),
+    "site-octave": (site_octave, 400),
+    "site-linux": (site_linux, 400),
+    "site-erlang": (site_erlang, 120),
+}
 
 
 BLOCK = (
@@ -343,6 +478,9 @@ def main():
         pages = extracted(apache(["en", which[7:]]), sys.argv[3])
     elif which == "django":
         pages = extracted(django(), sys.argv[3])
+    elif which in SITES:
+        fn, cap = SITES[which]
+        pages = extracted(fn(), sys.argv[3], cap)
     else:
         sys.exit(f"relate-corpus: unknown corpus {which}")
     # a label needs 9 pages so that a perfect ranker can score 8/8

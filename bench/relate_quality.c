@@ -11,7 +11,11 @@
  * the share of its 8 best candidates that carry its label; the figure is
  * the mean over pages. Methods: lsa (default engine), lsa-nosmooth (no
  * neighbour smoothing), tfidf, random; with no METHOD: lsa, tfidf, random. Prints one line per method:
- *   corpus=demo pages=200 labels=5 method=lsa dim=0 p@8=0.9512 ms=41
+ *   corpus=demo pages=200 labels=5 method=lsa dim=0 p@8=0.9512 ms=41 ...
+ * and, but for random, what a run would publish from 32 candidates a page
+ * (published(): L = 8, k = 8, then the fillers): the random floor, the
+ * fillers and their precision, pub@8 (precision of the published links,
+ * random ones counted), the smallest in-degree and the random links.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +23,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "linkbot/assign.h"
 #include "linkbot/doc.h"
+#include "linkbot/fillers.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
 
 #define M 8
+#define MC 32	/* candidates per page handed to the assignment, as build.c */
 
 static double now_ms(void)
 {
@@ -55,11 +62,11 @@ static void per_label(char **label, size_t n, const struct lb_candidates *c,
 			continue;
 		fprintf(stderr, "%s\n", p[i]->url);
 		for (j = 0; j < M; j++) {
-			uint32_t t = c->target[i * M + j];
+			uint32_t t = c->target[i * c->m + j];
 
 			if (t != LB_NO_TARGET)
 				fprintf(stderr, "    %.3f %s %s\n",
-					c->score[i * M + j], label[t],
+					c->score[i * c->m + j], label[t],
 					p[t]->url);
 		}
 	}
@@ -75,7 +82,7 @@ static void per_label(char **label, size_t n, const struct lb_candidates *c,
 			if (strcmp(label[k], label[i]))
 				continue;
 			for (j = 0; j < M; j++) {
-				uint32_t t = c->target[k * M + j];
+				uint32_t t = c->target[k * c->m + j];
 
 				tot++;
 				hit += t != LB_NO_TARGET &&
@@ -111,6 +118,99 @@ static size_t same_lang(const struct lb_doc **p, size_t n, size_t i,
 	for (j = 0; j < n; j++)
 		c += j != i && lang_eq(p[i], p[j], multi);
 	return c;
+}
+
+/*
+ * The links a run would publish from these candidates: L = 8, every page
+ * at least k = 8 in, random completion on (build.c's assignment, then the
+ * filler step); prints their precision (random links count, as a reader
+ * sees them), the smallest in-degree and how many links are random.
+ */
+static int published(const struct lb_candidates *c, char **label,
+		     const struct lb_doc **p, size_t n, int multi)
+{
+	struct lb_assign_params ap = { 0 };
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+	uint32_t *lang = NULL;
+	size_t i, j, hit = 0, tot = 0, nrand = 0, *in = NULL, min = SIZE_MAX;
+
+	lb_error_init(&err);
+	if (multi) {
+		lang = calloc(n + 1, sizeof(*lang));
+		for (i = 0; i < n; i++) {
+			lang[i] = (uint32_t)i;
+			for (j = 0; j < i; j++)
+				if (lang_eq(p[i], p[j], 1)) {
+					lang[i] = lang[j];
+					break;
+				}
+		}
+	}
+	ap.n_tgt = n;
+	ap.links = M;
+	ap.min_in = M;
+	ap.random_completion = 1;
+	ap.seed = 42;
+	ap.lang_src = lang;
+	ap.lang_tgt = lang;
+	memset(&st, 0, sizeof(st));
+	if (assign_links(c, &ap, &a, &st, &err) == -1) {
+		fprintf(stderr, "assign: %s\n", err.msg);
+		return -1;
+	}
+	{
+		struct lb_fillers_params fp = { 0 };
+		struct lb_fillers_stats fs;
+		size_t below = 0, bhit = 0;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < a.l; j++) {
+				const struct lb_link *lk = &a.links[i * a.l + j];
+
+				if (lk->target == LB_NO_TARGET ||
+				    lk->type != LB_LINK_RELATED ||
+				    !(lk->score <= c->random_floor))
+					continue;
+				below++;
+				bhit += strcmp(label[lk->target], label[i]) == 0;
+			}
+		fp.n_tgt = n;
+		fp.min_in = M;
+		fp.floor = c->random_floor;
+		fp.seed = 42;
+		fp.lang_src = lang;
+		fp.lang_tgt = lang;
+		if (fillers_apply(&a, &fp, &fs, &err) == -1) {
+			fprintf(stderr, "fillers: %s\n", err.msg);
+			return -1;
+		}
+		printf(" floor=%.3f fillers=%zu (precision %.3f; %zu redrawn)",
+		       c->random_floor, fs.fillers,
+		       below ? bhit / (double)below : 0, fs.redrawn);
+	}
+	in = calloc(n + 1, sizeof(*in));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < a.l; j++) {
+			const struct lb_link *lk = &a.links[i * a.l + j];
+
+			if (lk->target == LB_NO_TARGET)
+				continue;
+			tot++;
+			in[lk->target]++;
+			nrand += lk->type == LB_LINK_RANDOM;
+			hit += strcmp(label[lk->target], label[i]) == 0;
+		}
+	for (i = 0; i < n; i++)
+		if (in[i] < min)
+			min = in[i];
+	printf(" pub@8=%.4f min_in=%zu random=%zu", tot ? hit / (double)tot : 0,
+	       min, nrand);
+	free(in);
+	free(lang);
+	lb_assignment_release(&a);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -177,7 +277,7 @@ int main(int argc, char **argv)
 		struct lb_relate_input in = { .src = p, .n_src = n, .tgt = p,
 					      .n_tgt = n,
 					      .multi_language = multi };
-		struct lb_relate_opts o = { .m = M };
+		struct lb_relate_opts o = { .m = MC };
 		struct lb_candidates c;
 		double t0 = now_ms(), hit = 0;
 		char meth[32];
@@ -222,7 +322,7 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < n; i++)
 			for (j = 0; j < M; j++) {
-				uint32_t t = c.target[i * M + j];
+				uint32_t t = c.target[i * c.m + j];
 
 				if (t != LB_NO_TARGET &&
 				    strcmp(label[t], label[i]) == 0)
@@ -231,8 +331,12 @@ int main(int argc, char **argv)
 		if (getenv("RELATE_LABELS"))
 			per_label(label, n, &c, p);
 		printf("corpus=%s pages=%zu labels=%zu method=%s dim=%zu "
-		       "p@8=%.4f ms=%.0f\n", name, n, nlab, meth, o.dim,
+		       "p@8=%.4f ms=%.0f", name, n, nlab, meth, o.dim,
 		       hit / (double)(n * M), now_ms() - t0);
+		if (strcmp(meth, "random") != 0 &&
+		    published(&c, label, p, n, multi) == -1)
+			return 1;
+		printf("\n");
 		lb_candidates_release(&c);
 	}
 	for (i = 0; i < n; i++) {

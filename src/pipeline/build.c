@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "linkbot/assign.h"
+#include "linkbot/fillers.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
@@ -383,6 +384,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_candidates cand = { 0 };
 	struct lb_assignment asg = { 0 };
 	struct lb_assign_stats st;
+	struct lb_fillers_params fp;
+	struct lb_fillers_stats fst;
 	struct lb_relate_input in;
 	struct lb_text_source texts;
 	struct lb_relate_opts ropts;
@@ -510,10 +513,24 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	memset(&st, 0, sizeof(st));
 	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
 		goto out;
+	/* links no more related than random pairs: published as random */
+	memset(&fp, 0, sizeof(fp));
+	fp.n_tgt = tgt.n;
+	fp.min_in = ap.min_in;
+	fp.max_in = ap.max_in;
+	fp.floor = cand.random_floor;
+	fp.seed = ap.seed;
+	fp.self = self;
+	fp.lang_src = lsrc;
+	fp.lang_tgt = ltgt;
+	if (fillers_apply(&asg, &fp, &fst, err) < 0)
+		goto out;
 	log_info("%s/%s: objective %.3f, in-degree min %zu median %zu max %zu, "
-		 "%zu links lifted by the constraint, %zu random",
+		 "%zu links lifted by the constraint, %zu random (%zu of them "
+		 "fillers scoring at or below random pairs, %.3f)",
 		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
-		 st.max_in, st.lifted, st.random_links);
+		 st.max_in, st.lifted, st.random_links + fst.fillers,
+		 fst.fillers, (double)cand.random_floor);
 	if (ap.prev != NULL)
 		log_info("%s/%s: churn against the last run: %zu of %zu links new, "
 			 "%zu of %zu pages changed", job->client_id, job->id,

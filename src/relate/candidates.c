@@ -1,4 +1,5 @@
 /* candidates.c - the relate -> assign record; see candidates.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@ int lb_candidates_init(struct lb_candidates *c, size_t n_src, size_t m)
 
 	c->n_src = n_src;
 	c->m = m;
+	c->random_floor = -INFINITY;
 	c->target = malloc((n ? n : 1) * sizeof(*c->target));
 	c->score = calloc(n ? n : 1, sizeof(*c->score));
 	if (c->target == NULL || c->score == NULL) {
@@ -45,6 +47,8 @@ int lb_candidates_merge(const struct lb_candidates *parts, size_t n,
 	for (i = 0; i < n; i++) {
 		size_t k = parts[i].n_src * m;
 
+		if (parts[i].random_floor > out->random_floor)
+			out->random_floor = parts[i].random_floor;
 		if (k == 0)
 			continue;
 		memcpy(out->target + at, parts[i].target,

@@ -1,10 +1,14 @@
 /* export.c - candidates as TSV for audit; format in docs/relate.md. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "linkbot/relate.h"
+
+/* the comment line that carries cand->random_floor */
+#define FLOOR_LINE "# random pairs score: "
 
 /* URL of a doc for the export: url, else url_path, else "-". */
 static const char *doc_url(const struct lb_doc *d)
@@ -26,6 +30,10 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
 				    in->n_src);
 	if (fputs("# linkbot candidates: source_url\ttarget_url\tscore "
 		  "(cosine), best first per source\n", f) == EOF)
+		return lb_error_errno(err, LB_EIO, "cannot write candidates");
+	if (isfinite(cand->random_floor) &&
+	    fprintf(f, "%s%.9g\n", FLOOR_LINE,
+		    (double)cand->random_floor) < 0)
 		return lb_error_errno(err, LB_EIO, "cannot write candidates");
 	for (r = 0; r < cand->n_src; r++) {
 		const char *src = doc_url(in->src[row_begin + r]);
@@ -119,6 +127,12 @@ static int import_file(const char *path, const struct url_ix *su,
 		lineno++;
 		if (got > 0 && line[got - 1] == '\n')
 			line[--got] = '\0';
+		if (strncmp(line, FLOOR_LINE, strlen(FLOOR_LINE)) == 0) {
+			score = strtof(line + strlen(FLOOR_LINE), &ep);
+			if (*ep == '\0' && score > out->random_floor)
+				out->random_floor = score;
+			continue;
+		}
 		if (got == 0 || line[0] == '#')
 			continue;
 		t1 = strchr(line, '\t');

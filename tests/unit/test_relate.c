@@ -485,6 +485,9 @@ static void test_candidates_topics(void **state)
 		o.method = (enum lb_relate_method)meth;
 		assert_int_equal(relate_candidates(&in, &o, &c, &err), 0);
 		assert_int_equal(c.n_src, N);
+		/* what random pairs score: measured, and every on-topic
+		 * candidate above it (so none of them is a filler) */
+		assert_true(isfinite(c.random_floor));
 		for (i = 0; i < N; i++)
 			for (j = 0; j < 5; j++) {
 				uint32_t t = c.target[i * 5 + j];
@@ -492,6 +495,8 @@ static void test_candidates_topics(void **state)
 				assert_int_not_equal(t, i);	/* never itself */
 				assert_int_equal(t % 3, i % 3);	/* on topic */
 				assert_true(c.score[i * 5 + j] > 0);
+				assert_true(c.score[i * 5 + j] >
+					    c.random_floor);
 				if (j)
 					assert_true(c.score[i * 5 + j] <=
 						    c.score[i * 5 + j - 1]);
@@ -502,6 +507,7 @@ static void test_candidates_topics(void **state)
 		o.threads = 0;
 		assert_memory_equal(c.target, c2.target, N * 5 * 4);
 		assert_memory_equal(c.score, c2.score, N * 5 * 4);
+		assert_true(c.random_floor == c2.random_floor);
 		lb_candidates_release(&c2);
 		/* 3 shards of the whole pipeline merge to the same bytes */
 		{
@@ -517,8 +523,12 @@ static void test_candidates_topics(void **state)
 					&in, &so, &part[s], &err), 0);
 			}
 			assert_int_equal(lb_candidates_merge(part, 3, &c2), 0);
-			for (s = 0; s < 3; s++)
+			for (s = 0; s < 3; s++) {
+				/* every shard measures the same pairs */
+				assert_true(part[s].random_floor ==
+					    c.random_floor);
 				lb_candidates_release(&part[s]);
+			}
 		}
 		assert_memory_equal(c.target, c2.target, N * 5 * 4);
 		assert_memory_equal(c.score, c2.score, N * 5 * 4);
@@ -714,7 +724,7 @@ static void test_candidates_languages(void **state)
 	{
 		char want[256];
 
-		const char *first = strchr(buf, '\n') + 1;
+		const char *first = strchr(strchr(buf, '\n') + 1, '\n') + 1;
 
 		assert_true(buf[0] == '#');
 		snprintf(want, sizeof(want), "%s\t%s\t%.9g\n", src[3]->url,
@@ -725,7 +735,11 @@ static void test_candidates_languages(void **state)
 		j = 0;
 		for (i = 0; i < len; i++)
 			j += buf[i] == '\n';
-		assert_int_equal(j, 1 + 12);
+		/* the header, what random pairs score, 12 candidates */
+		assert_int_equal(j, 2 + 12);
+		snprintf(want, sizeof(want), "\n# random pairs score: %.9g\n",
+			 (double)c.random_floor);
+		assert_non_null(strstr(buf, want));
 	}
 	free(buf);
 	lb_candidates_release(&part);
@@ -760,6 +774,8 @@ static void test_candidates_languages(void **state)
 		assert_int_equal(part.n_src, NS);
 		assert_memory_equal(part.target, c.target, NS * 4 * 4);
 		assert_memory_equal(part.score, c.score, NS * 4 * 4);
+		assert_true(isfinite(c.random_floor));
+		assert_true(part.random_floor == c.random_floor);
 		lb_candidates_release(&part);
 		/* a bad line names its file and line; a missing file fails */
 		snprintf(bad, sizeof(bad), "%s/bad.tsv", dir);
@@ -942,6 +958,49 @@ static void test_candidates_blocks(void **state)
 	}
 }
 
+/*
+ * Term weights (issue 20): sublinear tf, 1 + ln tf, so a word said four
+ * times weighs 1 + ln 4 = 2.386 times a word said once with the same df
+ * (BM25 saturation gave 1.71 here); a word in more than three quarters of
+ * the pages is dropped; a word of one page too.
+ */
+static void test_text_weights(void **state)
+{
+	static const char *text[4] = {
+		"alpha alpha alpha alpha beta common onlyhere",
+		"alpha beta gamma common",
+		"gamma delta common",
+		"delta epsilon common epsilon",
+	};
+	struct lb_doc docs[4];
+	const struct lb_doc *p[4];
+	struct csr x = { 0 };
+	struct lb_error err;
+	size_t i;
+	float a, b;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < 4; i++) {
+		lb_doc_init(&docs[i]);
+		docs[i].text = strdup(text[i]);
+		docs[i].language = strdup("en");
+		p[i] = &docs[i];
+	}
+	assert_int_equal(text_vectors(p, 4, NULL, 0, 1, &x, &err), 0);
+	/* page 0: alpha and beta only (common: 4 of 4 pages; onlyhere: 1) */
+	assert_int_equal(x.ptr[1] - x.ptr[0], 2);
+	a = x.val[0] > x.val[1] ? x.val[0] : x.val[1];
+	b = x.val[0] > x.val[1] ? x.val[1] : x.val[0];
+	assert_true(fabsf(a / b - (1 + logf(4))) < 1e-4f);
+	assert_true(fabsf(a * a + b * b - 1) < 1e-5f);	/* unit rows */
+	/* page 3: delta and epsilon, epsilon (twice, one page) dropped */
+	assert_int_equal(x.ptr[4] - x.ptr[3], 1);
+	csr_release(&x);
+	for (i = 0; i < 4; i++)
+		lb_doc_release(&docs[i]);
+}
+
 /* Degenerate input: no pages, empty pages, identical pages (ties go to
  * the lower target index), more slots than targets. */
 static void test_candidates_edges(void **state)
@@ -1005,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_text_threads),
+		cmocka_unit_test(test_text_weights),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),
 		cmocka_unit_test(test_candidates_language_alone),
