@@ -542,6 +542,10 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 
 	report_build(job->report, &asg, &st, &ap, src.n, tgt.n,
 		     ap.prev != NULL, seconds_since(&t0));
+	if (job->report != NULL) {
+		job->report->random_links += (long)fst.fillers;
+		job->report->fillers = (long)fst.fillers;
+	}
 	lw.src = &src;
 	lw.tgt = &tgt;
 	lw.asg = &asg;
