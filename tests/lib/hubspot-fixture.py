@@ -139,6 +139,13 @@ def cmd_check():
         assert u not in by_url, "two instances of %s" % u
         by_url[u] = o
     post_ids = {p["id"] for p in posts}
+    answers, all_urls = {}, []
+    for pid in ids:
+        path = os.path.join(d, client, ep, "pages", pid + ".json")
+        if os.path.exists(path):
+            answers[pid] = json.loads(gzip.decompress(open(path, "rb").read()))
+            all_urls += [lk["url"] for lk in answers[pid]["related_links"]]
+    lid_of = dict(zip(all_urls, page_ids(all_urls))) if all_urls else {}
     bad = 0
     for pid, p in zip(ids, posts):
         o = by_url.get(p["url"])
@@ -147,12 +154,9 @@ def cmd_check():
             bad += 1
             continue
         got = [o["properties"].get("related_post_%d" % i) or "" for i in range(1, n + 1)]
-        path = os.path.join(d, client, ep, "pages", pid + ".json")
-        if os.path.exists(path):
-            ans = json.loads(gzip.decompress(open(path, "rb").read()))
+        if pid in answers:
             exp = []
-            lids = page_ids([lk["url"] for lk in ans["related_links"]]) if ans["related_links"] else []
-            for lid in lids:
+            for lid in [lid_of[lk["url"]] for lk in answers[pid]["related_links"]]:
                 q = by_pid.get(lid)
                 if q is None or q is p or q["id"] in exp:
                     continue

@@ -34,7 +34,9 @@ Fault injection and inspection (not HubSpot; under /__admin):
        requests get 429 TEN_SECONDLY_ROLLING), "daily": N (requests left
        today; 0: DAILY 429s), "fail_5xx": N (the next N get 502),
        "fail_inputs": M (batch inputs whose key hashes to 0 mod M fail once,
-       207), "write_delay_ms": D, "scopes": [...], "token": "..."}
+       207), "write_delay_ms": D, "scopes": [...], "token": "...",
+       "hide_schemas": N (the next N schema listings omit every schema:
+       a schema another app creates between a listing and a create)}
 Loopback only; it stops when its parent test kills it.
 """
 import argparse
@@ -80,6 +82,7 @@ S = {
     "fail_inputs": 0,
     "failed_once": set(),
     "write_delay_ms": 0,
+    "hide_schemas": 0,
 }
 
 VER = r"(?:v3|\d{4}-\d{2})"
@@ -162,8 +165,13 @@ def need(scopes):
 # ---- handlers: (status, body) ----
 
 def schemas_list(q, body):
-    return need(["crm.schemas.custom.read"]) or (
-        200, {"results": [schema_view(s) for s in S["schemas"].values()]})
+    e = need(["crm.schemas.custom.read"])
+    if e:
+        return e
+    if S["hide_schemas"] > 0:  # another app creates it after this listing
+        S["hide_schemas"] -= 1
+        return 200, {"results": []}
+    return 200, {"results": [schema_view(s) for s in S["schemas"].values()]}
 
 
 def schemas_get(q, body, t):
@@ -557,7 +565,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if path == "/__admin/config" and self.command == "POST":
                 cfg = json.loads(raw or b"{}")
                 for k in ("posts", "storm_429", "daily", "fail_5xx", "fail_inputs",
-                          "write_delay_ms", "token"):
+                          "write_delay_ms", "token", "hide_schemas"):
                     if k in cfg:
                         S[k] = cfg[k]
                 if "scopes" in cfg:
