@@ -305,6 +305,10 @@ static int take_schema(struct sync *s, const cJSON *schema,
 		return lb_error_set(err, LB_EHTTP, "HubSpot's schema of '%s' "
 				    "has no objectTypeId", s->h->object);
 	set_type_paths(s);
+	log_debug("%s/%s: object '%s' is %s (%s), for the template's "
+		  "linkbot_object", s->cl->id, s->ep->id, s->h->object,
+		  jstr(schema, "fullyQualifiedName") ?
+		  jstr(schema, "fullyQualifiedName") : "?", s->type);
 	return check_properties(s, schema, err);
 }
 
