@@ -15,6 +15,7 @@ BUILD=${BUILD:-build}
 export LINKBOT=${LINKBOT:-$PWD/$BUILD/linkbot}
 N=${BENCH_HUBSPOT_N:-10000}
 L=${BENCH_HUBSPOT_LINKS:-8}
+BURST=${BENCH_HUBSPOT_BURST:-190}   # requests per 10 s: 190 Enterprise, 100 Professional
 . tests/lib/hubspot.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lb-bench-hubspot.XXXXXX")
 trap 'hs_stop; rm -rf "$WORK"' EXIT
@@ -22,10 +23,10 @@ fx() { python3 tests/lib/hubspot-fixture.py "$@"; }
 now() { date +%s.%N; }
 secs() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 
-echo "hubspot benchmark: $N posts, $L related_post properties, burst limit 190 / 10 s ($(nproc) cores, shared)"
+echo "hubspot benchmark: $N posts, $L related_post properties, burst limit $BURST / 10 s ($(nproc) cores, shared)"
 fx posts "$N" "$WORK/posts.json"
 fx store "$WORK/posts.json" "$WORK/store" --links 10 --missing $((N / 100)) --foreign 6 --gen 1
-hs_start "$WORK" --posts "$WORK/posts.json" --burst-max 190 --burst-window-ms 10000
+hs_start "$WORK" --posts "$WORK/posts.json" --burst-max "$BURST" --burst-window-ms 10000
 hs_config "$WORK" "links: $L" >"$WORK/lb.yaml"
 
 run() { # LABEL

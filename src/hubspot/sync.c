@@ -333,8 +333,9 @@ static int ensure_schema(struct sync *s, struct lb_error *err)
 		hs_response_release(&r);
 		if (pass == 1)
 			break;
-		log_info("%s/%s: creating the custom object '%s' (%d "
+		log_info("%s/%s: %s the custom object '%s' (%d "
 			 "related_post properties)", s->cl->id, s->ep->id,
+			 s->opts->dry_run ? "would create" : "creating",
 			 s->h->object, s->h->n);
 		if (s->opts->dry_run) {
 			rc = 0;

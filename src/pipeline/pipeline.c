@@ -297,6 +297,11 @@ static int stage_hubspot(struct client_run *r, struct lb_error *err)
 		if (ep->hubspot == NULL || !selected(r->opts, r->cl->id, ep->id) ||
 		    (i < 32 && (r->failed_endpoints & (1u << i))))
 			continue;
+		if (ep->state == LB_EP_DISABLED) {
+			log_info("%s/%s is disabled: not synced to HubSpot",
+				 r->cl->id, ep->id);
+			continue;
+		}
 		lb_error_init(&eerr);
 		if (hubspot_sync(r->cfg, r->cl, ep, r->store, &ho, &hs,
 				 &eerr) == 0)
