@@ -76,11 +76,15 @@ struct sync {
 	struct post *posts;
 	size_t n_posts;
 	struct post **by_pid;	/* posts sorted by page ID */
+	const char **ids;	/* post IDs, sorted */
 	struct inst *insts;
 	size_t n_insts;
 	struct inst **inst_by_pid;
 	size_t n_inst_by_pid;
 	int have_answers;	/* endpoint.json says active */
+	long conflicts;		/* create inputs refused by a 409 (unique
+				   blog_post_url): an instance appeared
+				   since the listing */
 };
 
 static const char *jstr(const cJSON *o, const char *key)
@@ -546,16 +550,14 @@ static struct post *post_by_pid(struct sync *s, const char *pid)
 	return NULL;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int is_post_id(struct sync *s, const char *id)
 {
-	size_t i;
-
-	/* only for kept random values: a linear scan of the few posts that
-	 * have no answer would do, but posts are few enough */
-	for (i = 0; i < s->n_posts; i++)
-		if (strcmp(s->posts[i].id, id) == 0)
-			return 1;
-	return 0;
+	return bsearch(&id, s->ids, s->n_posts, sizeof(*s->ids), cmp_str) != NULL;
 }
 
 static int build_indexes(struct sync *s, struct lb_error *err)
@@ -563,13 +565,20 @@ static int build_indexes(struct sync *s, struct lb_error *err)
 	size_t i;
 	struct lb_error e;
 
+	free(s->by_pid);
+	free(s->ids);
+	free(s->inst_by_pid);
 	s->by_pid = malloc((s->n_posts + 1) * sizeof(*s->by_pid));
+	s->ids = malloc((s->n_posts + 1) * sizeof(*s->ids));
 	s->inst_by_pid = calloc(s->n_posts + 1, sizeof(*s->inst_by_pid));
-	if (s->by_pid == NULL || s->inst_by_pid == NULL)
+	if (s->by_pid == NULL || s->ids == NULL || s->inst_by_pid == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	for (i = 0; i < s->n_posts; i++)
+	for (i = 0; i < s->n_posts; i++) {
 		s->by_pid[i] = &s->posts[i];
+		s->ids[i] = s->posts[i].id;
+	}
 	qsort(s->by_pid, s->n_posts, sizeof(*s->by_pid), cmp_post_pid);
+	qsort(s->ids, s->n_posts, sizeof(*s->ids), cmp_str);
 	/* instance of each post, by the page ID of its blog_post_url */
 	for (i = 0; i < s->n_insts; i++) {
 		char pid[LB_PAGEID_LEN + 1];
@@ -826,12 +835,16 @@ static int send_batch(struct sync *s, enum batch_kind k, cJSON *inputs,
 		}
 		if (r.status != 207) {
 			/* the whole batch refused (400, 409, ...): say why;
-			 * the next sync plans these inputs again */
+			 * a 409 on create is planned again after a new
+			 * listing, the rest by the next sync */
 			struct lb_error e;
 			lb_error_init(&e);
 			hs_error(&e, "POST", path, &r);
 			log_warnx("%s/%s: %s", s->cl->id, s->ep->id, e.msg);
-			s->st->failed += n;
+			if (k == B_CREATE && r.status == 409)
+				s->conflicts += n;
+			else
+				s->st->failed += n;
 			cJSON_Delete(inputs);
 			inputs = NULL;
 			break;
@@ -999,16 +1012,11 @@ static int endpoint_active(struct sync *s, struct lb_error *err)
 	return active;
 }
 
-static void sync_release(struct sync *s)
+static void free_insts(struct sync *s)
 {
 	size_t i;
 	int j;
 
-	for (i = 0; i < s->n_posts; i++) {
-		free(s->posts[i].id);
-		free(s->posts[i].url);
-	}
-	free(s->posts);
 	for (i = 0; i < s->n_insts; i++) {
 		for (j = 0; s->insts[i].vals != NULL && j < s->h->n; j++)
 			free(s->insts[i].vals[j]);
@@ -1017,7 +1025,22 @@ static void sync_release(struct sync *s)
 		free(s->insts[i].url);
 	}
 	free(s->insts);
+	s->insts = NULL;
+	s->n_insts = 0;
+}
+
+static void sync_release(struct sync *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_posts; i++) {
+		free(s->posts[i].id);
+		free(s->posts[i].url);
+	}
+	free(s->posts);
+	free_insts(s);
 	free(s->by_pid);
+	free(s->ids);
 	free(s->inst_by_pid);
 	free(s->type);
 	hs_client_free(s->c);
@@ -1121,6 +1144,19 @@ int hubspot_sync(const struct lb_config *cfg, const struct lb_client *cl,
 	}
 	if (plan_and_write(&s, err) < 0)
 		goto out;
+	if (s.conflicts > 0) {
+		/* instances appeared since the listing (a create retried
+		 * after a lost answer, another run): list again, plan again */
+		log_info("%s/%s: %ld instance(s) already existed; listing the "
+			 "instances again", cl->id, ep->id, s.conflicts);
+		s.conflicts = 0;
+		stats->unchanged = stats->skipped = 0;
+		free_insts(&s);
+		if (list_all(&s, q.data, on_inst, err) < 0 ||
+		    build_indexes(&s, err) < 0 || plan_and_write(&s, err) < 0)
+			goto out;
+		stats->failed += s.conflicts;
+	}
 	if (stats->failed > 0) {
 		lb_error_set(err, LB_EHTTP, "HubSpot refused %ld input(s) "
 			     "(logged above); the next sync tries them again",

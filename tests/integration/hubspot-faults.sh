@@ -88,6 +88,26 @@ grep -q 'answered 502' "$T/out" || fail "502 not logged"
 grep -q 'correlationId [0-9a-f-]\{36\}' "$T/out" || fail "no correlationId in the 502 lines"
 check
 
+echo "== a create applied but its answer lost: the retry meets 409, listed again"
+python3 - "$T/posts.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for i in range(300, 310):
+    p.append(dict(p[0], id=str(50000000 + i), name="Post %d" % i, slug="blog/post-%d" % i,
+                  url="https://blog.example.com/blog/post-%d/" % i,
+                  createdAt="2026-03-01T00:00:00.%06dZ" % i))
+json.dump(p, open(sys.argv[1], "w"))
+PY
+hs_admin config "{\"posts\": $(cat "$T/posts.json"), \"lose_writes\": 1}"
+hs_admin reset-log '{}'
+sync || fail "sync with a lost answer failed"
+grep -q 'already existed; listing the instances again' "$T/out" || fail "409 not handled"
+expect "create answers" "$(hs_log | awk '/batch\/create/ {print $3}' | tr '\n' ' ')" "502 409 "
+check
+hs_admin reset-log '{}'
+sync || fail "sync after the lost answer failed"
+expect "writes after the lost answer" "$(hs_writes)" 0
+
 echo "== 207 multi-status: the failed inputs only are sent again"
 night 5
 hs_admin reset-log '{}'

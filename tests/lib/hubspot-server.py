@@ -36,7 +36,8 @@ Fault injection and inspection (not HubSpot; under /__admin):
        "fail_inputs": M (batch inputs whose key hashes to 0 mod M fail once,
        207), "write_delay_ms": D, "scopes": [...], "token": "...",
        "hide_schemas": N (the next N schema listings omit every schema:
-       a schema another app creates between a listing and a create)}
+       a schema another app creates between a listing and a create),
+       "lose_writes": N (the next N writes are applied but answered 502)}
 Loopback only; it stops when its parent test kills it.
 """
 import argparse
@@ -83,6 +84,7 @@ S = {
     "failed_once": set(),
     "write_delay_ms": 0,
     "hide_schemas": 0,
+    "lose_writes": 0,
 }
 
 VER = r"(?:v3|\d{4}-\d{2})"
@@ -565,7 +567,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if path == "/__admin/config" and self.command == "POST":
                 cfg = json.loads(raw or b"{}")
                 for k in ("posts", "storm_429", "daily", "fail_5xx", "fail_inputs",
-                          "write_delay_ms", "token", "hide_schemas"):
+                          "write_delay_ms", "token", "hide_schemas", "lose_writes"):
                     if k in cfg:
                         S[k] = cfg[k]
                 if "scopes" in cfg:
@@ -640,6 +642,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 m = re.fullmatch(pat, path)
                 if m and method == self.command:
                     s, b = fn(q, body, *m.groups())
+                    if self.command != "GET" and S["lose_writes"] > 0:
+                        # applied, but the answer is lost on the way back
+                        S["lose_writes"] -= 1
+                        s, b = err_body(502, "Bad Gateway", "INTERNAL_ERROR")
                     return s, b, {}
             s, b = err_body(404, "No route for %s %s" % (self.command, path), "OBJECT_NOT_FOUND")
             return s, b, {}
