@@ -15,7 +15,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "run", cmd_run, "the nightly job: crawl, build, publish" },
+	{ "run", cmd_run, "the nightly job: crawl, build, publish, hubspot sync" },
 	{ "crawl", cmd_crawl, "stage 1: crawl the URL sources into the corpus" },
 	{ "build", cmd_build, "stages 2-4: relate pages and assign links" },
 	{ "publish", cmd_publish, "stages 5-6: render answers, push to the store" },
@@ -23,6 +23,7 @@ static const struct command {
 	{ "page-id", cmd_page_id, "print the page ID the edge derives from a URL" },
 	{ "lookup", cmd_lookup, "print what the API answers for a URL, from the store" },
 	{ "preview", cmd_preview, "serve a store through the real edge (nginx + njs)" },
+	{ "hubspot", cmd_hubspot, "hubspot sync: copy the links into HubSpot custom objects" },
 };
 
 static void usage(FILE *f)

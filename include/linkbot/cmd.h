@@ -29,6 +29,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_page_id(int argc, char **argv);
 int cmd_lookup(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
+int cmd_hubspot(int argc, char **argv);
 
 /* The config file: --config, else $LINKBOT_CONFIG, else linkbot.yaml. */
 const char *cmd_config_path(const char *opt);

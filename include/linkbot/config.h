@@ -42,6 +42,25 @@ struct lb_set {
 };
 
 enum lb_variant { LB_VARIANT_STANDARD, LB_VARIANT_ENTERPRISE };
+
+/*
+ * The HubSpot integration of an endpoint (SPEC 1.12, 1.13, 2.6, 4.4;
+ * docs/hubspot.md): its links copied into a CRM custom object.
+ */
+struct lb_hubspot {
+	char *token_env;		/* name of the variable holding the token */
+	char *object;			/* custom object name */
+	int n;				/* related_post_1..n */
+	struct lb_strlist blogs;	/* contentGroupId of the blogs read; none = all */
+	struct lb_strlist post_filters;	/* extra "param=value" of the posts listing */
+	char *api_version;		/* "2026-03" (date-based) or "v3" */
+	char *base_url;			/* https://api.hubapi.com */
+	int random_fill;		/* posts without links get random posts */
+	int archive_gone;		/* archive instances of posts that are gone */
+	int weekly;			/* -1, or the weekday 0..6 (Sunday = 0) on
+					   which links are recomputed */
+	int line;
+};
 enum lb_ep_state { LB_EP_ACTIVE, LB_EP_PENDING, LB_EP_DISABLED };
 
 struct lb_endpoint {
@@ -62,6 +81,7 @@ struct lb_endpoint {
 	struct lb_strlist extra_fields;	/* enterprise: extra index fields */
 	enum lb_ep_state state;
 	int line;
+	struct lb_hubspot *hubspot;	/* NULL: no HubSpot sync */
 };
 
 struct lb_client {

@@ -5,8 +5,11 @@
  *   crawl    URL sources -> corpus          (state/<client>/corpus.sqlite)
  *   build    corpus -> relate -> assign     (state/<client>/<endpoint>/links.tsv)
  *   publish  corpus + links -> render -> store  (docs/store.md)
+ *   hubspot  store -> HubSpot custom objects (endpoints with hubspot:,
+ *            docs/hubspot.md)
  *
- * `linkbot run` runs all three; `linkbot crawl|build|publish` one each.
+ * `linkbot run` runs all four; `linkbot crawl|build|publish` and
+ * `linkbot hubspot sync` one each.
  * A failed endpoint is reported and the others go on; only the environment
  * (state directory, store, memory) stops the run.
  */
@@ -22,7 +25,8 @@ enum lb_stage {
 	LB_STAGE_CRAWL = 1 << 0,
 	LB_STAGE_BUILD = 1 << 1,
 	LB_STAGE_PUBLISH = 1 << 2,
-	LB_STAGE_ALL = 7,
+	LB_STAGE_HUBSPOT = 1 << 3,
+	LB_STAGE_ALL = 15,
 };
 
 struct lb_run_opts {

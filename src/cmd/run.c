@@ -57,7 +57,8 @@ static const struct job {
 } jobs[] = {
 	{ "run", LB_STAGE_ALL, J_RUN,
 	  "The nightly job: crawl the URL sources, build (relate, assign) and\n"
-	  "publish every endpoint, or only those of --endpoint.\n" },
+	  "publish every endpoint, or only those of --endpoint, then sync the\n"
+	  "endpoints with hubspot: settings (linkbot hubspot sync).\n" },
 	{ "crawl", LB_STAGE_CRAWL, J_CRAWL,
 	  "Stage 1: crawl the clients' URL sources into the corpus (the state).\n"
 	  "A second crawl on the same UTC day reuses the state unless --force.\n" },

@@ -407,7 +407,8 @@ static const char *const source_keys[] = { "sitemap_index", "sitemap",
 static const char *const endpoint_keys[] = {
 	"id", "variant", "source", "target", "links", "min_incoming",
 	"max_incoming", "random_completion", "multi_language", "query_params",
-	"extra_fields", "state", "stability_bonus", "max_shrink", NULL
+	"extra_fields", "state", "stability_bonus", "max_shrink", "hubspot",
+	NULL
 };
 static const char *const project_keys[] = { "uuid", "client",
 					    "api_key_sha256", "modules", NULL };
@@ -469,6 +470,177 @@ static const struct lb_set *find_set(const struct lb_client *cl,
 		if (strcmp(cl->sets[i].name, name) == 0)
 			return &cl->sets[i];
 	return NULL;
+}
+
+static const char *const hubspot_keys[] = {
+	"token_env", "object", "links", "blogs", "post_filters", "api_version",
+	"base_url", "without_links", "archive_gone", "weekly", NULL
+};
+
+/* 1 if s is [A-Za-z_][A-Za-z0-9_]*: an environment variable's name. */
+static int valid_env_name(const char *s)
+{
+	const char *p;
+
+	if (s == NULL || !((*s >= 'A' && *s <= 'Z') ||
+			   (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return 0;
+	for (p = s; *p != '\0'; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
+}
+
+/* 1 if s is "v3" or a date version "YYYY-MM". */
+static int valid_hubspot_version(const char *s)
+{
+	int i;
+
+	if (strcmp(s, "v3") == 0)
+		return 1;
+	if (strlen(s) != 7 || s[4] != '-')
+		return 0;
+	for (i = 0; i < 7; i++)
+		if (i != 4 && (s[i] < '0' || s[i] > '9'))
+			return 0;
+	return (s[5] == '0' && s[6] >= '1') || (s[5] == '1' && s[6] <= '2');
+}
+
+/* 1 if s is a HubSpot object or property name: [a-z][a-z0-9_]{0,99}. */
+static int valid_hubspot_name(const char *s)
+{
+	size_t i;
+
+	if (!(s[0] >= 'a' && s[0] <= 'z') || strlen(s) > 100)
+		return 0;
+	for (i = 1; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* The endpoint's hubspot: block (docs/hubspot.md). */
+static int parse_hubspot(struct ctx *c, yaml_node_t *n, struct lb_endpoint *ep)
+{
+	static const char *const days[] = { "sunday", "monday", "tuesday",
+					    "wednesday", "thursday", "friday",
+					    "saturday" };
+	struct lb_hubspot *h;
+	char *s = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return cfg_error(c, n, "'hubspot' must be a mapping "
+				 "(token_env: ..., object: ...)");
+	if (check_keys(c, n, "the hubspot settings", hubspot_keys) < 0)
+		return -1;
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	ep->hubspot = h;
+	h->line = line_of(n);
+	h->n = ep->links;
+	h->random_fill = 1;
+	h->weekly = -1;
+	if (get_str(c, n, "token_env", 1, &h->token_env) < 0)
+		goto out;
+	if (!valid_env_name(h->token_env)) {
+		cfg_error(c, get(c, n, "token_env"),
+			  "token_env names an environment variable holding "
+			  "the token (like HUBSPOT_TOKEN), not the token "
+			  "itself");
+		goto out;
+	}
+	if (get_str(c, n, "object", 0, &h->object) < 0 ||
+	    get_int(c, n, "links", 1, 100, &h->n) < 0 ||
+	    get_strlist(c, n, "blogs", &h->blogs) < 0 ||
+	    get_strlist(c, n, "post_filters", &h->post_filters) < 0 ||
+	    get_str(c, n, "api_version", 0, &h->api_version) < 0 ||
+	    get_str(c, n, "base_url", 0, &h->base_url) < 0 ||
+	    get_bool(c, n, "archive_gone", &h->archive_gone) < 0)
+		goto out;
+	if (h->object == NULL &&
+	    (h->object = strdup("linkbot_related_posts")) == NULL)
+		goto nomem;
+	if (!valid_hubspot_name(h->object)) {
+		cfg_error(c, get(c, n, "object"),
+			  "object '%s' must be 1-100 of a-z 0-9 _ starting "
+			  "with a letter", h->object);
+		goto out;
+	}
+	for (i = 0; i < h->blogs.n; i++) {
+		const char *b = h->blogs.v[i];
+		if (b[strspn(b, "0123456789")] != '\0') {
+			cfg_error(c, get(c, n, "blogs"),
+				  "blogs are blog IDs (contentGroupId, "
+				  "digits), not '%s'", b);
+			goto out;
+		}
+	}
+	for (i = 0; i < h->post_filters.n; i++) {
+		const char *f = h->post_filters.v[i];
+		const char *eq = strchr(f, '=');
+		if (eq == NULL || eq == f || strchr(f, '&') != NULL) {
+			cfg_error(c, get(c, n, "post_filters"),
+				  "post filter '%s' must be one "
+				  "property__operator=value (for example "
+				  "slug__contains=guide)", f);
+			goto out;
+		}
+	}
+	if (h->api_version == NULL &&
+	    (h->api_version = strdup("2026-03")) == NULL)
+		goto nomem;
+	if (!valid_hubspot_version(h->api_version)) {
+		cfg_error(c, get(c, n, "api_version"),
+			  "api_version '%s' must be a date version like "
+			  "2026-03, or v3 (the legacy paths)", h->api_version);
+		goto out;
+	}
+	if (h->base_url == NULL &&
+	    (h->base_url = strdup("https://api.hubapi.com")) == NULL)
+		goto nomem;
+	if (!valid_http_url(h->base_url)) {
+		cfg_error(c, get(c, n, "base_url"),
+			  "base_url '%s' must start with http:// or https://",
+			  h->base_url);
+		goto out;
+	}
+	if (get_str(c, n, "without_links", 0, &s) < 0)
+		goto out;
+	if (s != NULL && strcmp(s, "random") != 0 && strcmp(s, "skip") != 0) {
+		cfg_error(c, get(c, n, "without_links"),
+			  "without_links '%s' must be random (the default: "
+			  "random posts until links exist) or skip (no "
+			  "instance until then)", s);
+		goto out;
+	}
+	h->random_fill = s == NULL || strcmp(s, "random") == 0;
+	free(s);
+	s = NULL;
+	if (get_str(c, n, "weekly", 0, &s) < 0)
+		goto out;
+	if (s != NULL) {
+		for (i = 0; i < 7; i++)
+			if (strcasecmp(s, days[i]) == 0)
+				h->weekly = (int)i;
+		if (h->weekly < 0) {
+			cfg_error(c, get(c, n, "weekly"),
+				  "weekly '%s' must be a weekday (monday .. "
+				  "sunday): links are recomputed that day, "
+				  "new posts synced daily", s);
+			goto out;
+		}
+	}
+	rc = 0;
+	goto out;
+nomem:
+	lb_error_set(c->err, LB_ENOMEM, "out of memory");
+out:
+	free(s);
+	return rc;
 }
 
 static int parse_endpoint(struct ctx *c, yaml_node_t *n,
@@ -580,6 +752,9 @@ static int parse_endpoint(struct ctx *c, yaml_node_t *n,
 			  "state '%s' must be active, pending or disabled", s);
 		goto out;
 	}
+	if (get(c, n, "hubspot") != NULL &&
+	    parse_hubspot(c, get(c, n, "hubspot"), ep) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(s);
@@ -1050,6 +1225,19 @@ int config_load(const char *path, struct lb_config **out,
 	return rc;
 }
 
+static void config_hubspot_free(struct lb_hubspot *h)
+{
+	if (h == NULL)
+		return;
+	free(h->token_env);
+	free(h->object);
+	lb_strlist_release(&h->blogs);
+	lb_strlist_release(&h->post_filters);
+	free(h->api_version);
+	free(h->base_url);
+	free(h);
+}
+
 void config_free(struct lb_config *cfg)
 {
 	size_t i, j;
@@ -1072,6 +1260,7 @@ void config_free(struct lb_config *cfg)
 			free(cl->endpoints[j].id);
 			lb_strlist_release(&cl->endpoints[j].query_params);
 			lb_strlist_release(&cl->endpoints[j].extra_fields);
+			config_hubspot_free(cl->endpoints[j].hubspot);
 		}
 		free(cl->endpoints);
 		free(cl->id);

@@ -10,6 +10,7 @@
 
 #include "linkbot/crawl.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/hubspot.h"
 #include "linkbot/log.h"
 #include "linkbot/render.h"
 #include "internal.h"
@@ -236,6 +237,34 @@ static int load_pages(struct client_run *r, struct lb_error *err)
 typedef int (*endpoint_fn)(struct client_run *r, const struct lb_endpoint *ep,
 			   struct lb_error *err);
 
+/*
+ * SPEC 1.12: a CMS endpoint's links are computed weekly (hubspot.weekly,
+ * a weekday) while new posts are crawled, published and synced daily (they
+ * get random posts until then). 1 when today is not the day and last
+ * week's links exist.
+ */
+static int hubspot_keep_week(struct client_run *r, const struct lb_endpoint *ep)
+{
+	time_t now = r->opts->now ? r->opts->now : time(NULL);
+	struct tm tm;
+	char *path;
+	FILE *f;
+
+	if (ep->hubspot == NULL || ep->hubspot->weekly < 0 ||
+	    gmtime_r(&now, &tm) == NULL || tm.tm_wday == ep->hubspot->weekly)
+		return 0;
+	if ((path = pipeline_links_path(r->cfg, r->cl, ep)) == NULL)
+		return 0;
+	f = fopen(path, "r");
+	free(path);
+	if (f == NULL)
+		return 0;	/* never computed: compute now */
+	fclose(f);
+	log_info("%s/%s: links are recomputed weekly; keeping this week's",
+		 r->cl->id, ep->id);
+	return 1;
+}
+
 static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 		     struct lb_error *err)
 {
@@ -244,6 +273,8 @@ static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 
 	if (ep->state == LB_EP_PENDING)
 		return 0;	/* pending: not computed until activated */
+	if (hubspot_keep_week(r, ep))
+		return 0;
 	if (link_job_endpoint(&job, r->cfg, r->cl, ep) < 0)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	job.report = ep_report(r, ep);
@@ -379,6 +410,51 @@ static int stage_publish(struct client_run *r, struct lb_error *err)
 	return each_project(r, publish_project, err);
 }
 
+/*
+ * The HubSpot sync of each selected endpoint that configures one: it reads
+ * the store, so it needs no pages. Its failure (HubSpot refused, the DAILY
+ * limit) is the endpoint's; only the store stops the run.
+ */
+static int stage_hubspot(struct client_run *r, struct lb_error *err)
+{
+	struct hubspot_opts ho;
+	size_t i;
+
+	memset(&ho, 0, sizeof(ho));
+	ho.dry_run = r->opts->dry_run;
+	ho.seed = r->opts->have_seed ? r->opts->seed : 0;
+	for (i = 0; i < r->cl->n_endpoints; i++) {
+		const struct lb_endpoint *ep = &r->cl->endpoints[i];
+		struct hubspot_stats hs;
+		struct lb_error eerr;
+
+		if (ep->hubspot == NULL || !selected_endpoint(r->sel, ep) ||
+		    (i < 32 && ((r->failed_endpoints | r->nodata_endpoints) &
+				(1u << i))))
+			continue;
+		if (ep->state == LB_EP_DISABLED) {
+			log_info("%s/%s is disabled: not synced to HubSpot",
+				 r->cl->id, ep->id);
+			continue;
+		}
+		lb_error_init(&eerr);
+		if (hubspot_sync(r->cfg, r->cl, ep, r->store, &ho, &hs,
+				 &eerr) == 0)
+			continue;
+		if (eerr.code == LB_ENOMEM || eerr.code == LB_ESTORE)
+			return lb_error_set(err, eerr.code, "%s/%s: %s",
+					    r->cl->id, ep->id, eerr.msg);
+		log_warnx("%s/%s: hubspot sync failed: %s", r->cl->id, ep->id,
+			  eerr.msg);
+		report_endpoint_outcome(ep_report(r, ep), "hubspot sync failed",
+					eerr.msg);
+		if (i < 32)
+			r->failed_endpoints |= 1u << i;
+		r->stats->endpoints_failed++;
+	}
+	return 0;
+}
+
 /* The stages of the nightly job, in order. */
 static const struct stage {
 	enum lb_stage bit;
@@ -388,6 +464,7 @@ static const struct stage {
 	{ LB_STAGE_CRAWL, "crawl", stage_crawl },
 	{ LB_STAGE_BUILD, "build", stage_build },
 	{ LB_STAGE_PUBLISH, "publish", stage_publish },
+	{ LB_STAGE_HUBSPOT, "hubspot", stage_hubspot },
 };
 
 /* Counts what a client's run did, once its stages are over. */
@@ -448,11 +525,13 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 	struct selection sel;
 	size_t c, s;
 	int rc = -1;
+	int need_corpus = (which & ~(unsigned)LB_STAGE_HUBSPOT) != 0;
 
 	memset(stats, 0, sizeof(*stats));
 	if (resolve_selection(cfg, opts->endpoint, &sel, err) < 0)
 		return -1;
-	if (((which & LB_STAGE_PUBLISH) || cfg->state_sync) &&
+	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) ||
+	     cfg->state_sync) &&
 	    store_open(cfg, opts->store ? opts->store : cfg->store, &store,
 		       err) < 0)
 		return -1;
@@ -470,10 +549,11 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		r.stats = stats;
 		/* state_sync: the corpus comes from the store (a CI runner
 		 * starts empty) and goes back after the crawl. */
-		if (cfg->state_sync &&
+		if (need_corpus && cfg->state_sync &&
 		    corpus_pull(store, cfg->state_dir, r.cl->id, err) < 0)
 			goto out;
-		if (corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
+		if (need_corpus &&
+		    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
 			goto out;
 		r.started = opts->now ? opts->now : time(NULL);
 		clock_gettime(CLOCK_MONOTONIC, &r.t_start);
