@@ -772,6 +772,58 @@ static void test_caps(void **state)
 	lb_buf_release(&b);
 }
 
+/* 500 distinct formatting elements left open, then 20,000 paragraphs:
+ * gumbo reconstructs every open one for each paragraph (3.7 GB, then a
+ * crash). The limiter keeps at most X_MAX_FORMATTING open and closes them
+ * once their reconstructions pass X_MAX_RECON; the text is all kept. */
+static void test_formatting_bomb(void **state)
+{
+	struct lb_buf b;
+	struct lb_doc doc;
+	char *out = NULL;
+	size_t outlen = 0, i, paras = 0;
+	const char *p;
+	int k;
+
+	(void)state;
+	lb_buf_init(&b, 16 << 20);
+	lb_buf_adds(&b, "<html><body><p>", NULL);
+	for (k = 0; k < 500; k++)
+		lb_buf_printf(&b, NULL, "<b class=c%d>", k);
+	for (k = 0; k < 20000; k++)
+		lb_buf_adds(&b, "<p>x", NULL);
+	assert_int_equal(x_limit_html(b.data, b.len, &out, &outlen), 0);
+	assert_non_null(out);
+	/* at most X_MAX_FORMATTING of the <b>s are left */
+	for (k = X_MAX_FORMATTING; k < 500; k++) {
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "<b class=c%d>", k);
+		assert_null(strstr(out, tag));
+	}
+	assert_non_null(strstr(out, "<b class=c0>"));
+	/* past the budget they are closed before the next paragraph */
+	assert_non_null(strstr(out, "</b></b><p>x"));
+	for (p = out; (p = strstr(p, "<p>x")) != NULL; p++)
+		paras++;
+	assert_int_equal(paras, 20000);
+	free(out);
+
+	doc = run(b.data, "https://e.example/");
+	assert_non_null(doc.text);
+	for (i = 0, paras = 0; doc.text[i] != '\0'; i++)
+		paras += doc.text[i] == 'x';
+	assert_int_equal(paras, 20000);
+	lb_doc_release(&doc);
+
+	/* an ordinary page passes untouched */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<p><a href=/x><b><i>bold</i></b></a> plain<p>next", NULL);
+	assert_int_equal(x_limit_html(b.data, b.len, &out, &outlen), 0);
+	assert_null(out);
+	lb_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_read_time),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_formatting_bomb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
