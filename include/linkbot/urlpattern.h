@@ -8,7 +8,10 @@
  * Wildcards:
  *   {name}  one or more characters, none of them '/' or '?': one path segment
  *           (the name is documentation only).
+ *   {name:class}  the same, restricted to a class: digits, letters, alnum,
+ *           lower, upper, hex, or [a-z0-9-] (ranges, '^' first negates).
  *   *       zero or more characters of any kind, '/' included.
+ * Matching is linear in the URL (an automaton, no backtracking).
  * Everything else matches itself: the path case-sensitively, scheme and host
  * case-insensitively. The whole URL must match, not a prefix of it.
  * Trailing '/' is not significant (the page ID ignores it too): `/blog/{slug}`

@@ -141,6 +141,10 @@ static void test_errors_name_the_line(void **state)
 	snprintf(text, sizeof(text), "%s", base);
 	memcpy(strstr(text, "blog/{slug}"), "blog/{slu}}", 11);
 	expect_error(text, "t.yaml:7:", "set 'blog'");
+	/* A segment class that does not exist ({year:digits} does). */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "blog/{slug}"), "blog/{s:nm}", 11);
+	expect_error(text, "t.yaml:7:", "digits, letters");
 	/* Empty file. */
 	expect_error("", "empty", NULL);
 }
