@@ -793,6 +793,20 @@ static char *charset_of(const char *ct)
 	return n ? strndup(p, n) : NULL;
 }
 
+/* 1 if the body holds nothing but white space (or a BOM). */
+static int blank(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	for (; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' &&
+		    s[i] != '\r' && s[i] != '\f' && s[i] != '\0')
+			return 0;
+	return 1;
+}
+
 static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		   struct fetch_res *res)
 {
@@ -816,6 +830,13 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	if (xrobots_noindex(&res->xrobots, c->now)) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "noindex (X-Robots-Tag)");
+		goto out;
+	}
+	if (blank(res->body.data, res->body.len)) {
+		/* a broken deploy or a failing backend, not a new page:
+		 * never replaces a good document */
+		rc = page_failed(c, j, res->status, req->url,
+				 "200 with an empty or blank body");
 		goto out;
 	}
 	if (extract_html(res->body.data ? res->body.data : "", res->body.len,

@@ -495,6 +495,8 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_PROXY, "");
+	if (req->tries > 0)	/* the last connection may be poisoned */
+		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, f->o.connect_timeout);
@@ -598,10 +600,17 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 		x->res.error = FE_TOOBIG;
 		snprintf(x->res.msg, sizeof(x->res.msg),
 			 "body larger than %zu bytes", x->cap);
-	} else if (m->data.result == CURLE_UNSUPPORTED_PROTOCOL) {
-		x->res.error = FE_REFUSED;
+	} else if (m->data.result == CURLE_UNSUPPORTED_PROTOCOL ||
+		   m->data.result == CURLE_WEIRD_SERVER_REPLY) {
+		/* URLs are http(s) by then (url_normalize): this is an
+		 * answer without a status line (HTTP/0.9), garbage, or the
+		 * rest of a body longer than its Content-Length left on a
+		 * kept-alive connection. A failure, retried once on a fresh
+		 * connection: the previous version of the page stays. */
+		x->res.error = FE_NETWORK;
 		x->res.status = 0;
-		snprintf(x->res.msg, sizeof(x->res.msg), "not http or https");
+		snprintf(x->res.msg, sizeof(x->res.msg), "not an HTTP answer "
+			 "(no status line, HTTP/0.9 or garbage)");
 	} else if (m->data.result != CURLE_OK) {
 		x->res.error = FE_NETWORK;
 		x->res.status = 0;

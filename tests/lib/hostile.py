@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""hostile.py - an origin that answers badly on purpose (crawl-hostile.sh).
+
+    hostile.py --port-file FILE --mode-file FILE
+
+A raw-socket HTTP/1.1 server on 127.0.0.1 (keep-alive, one thread a
+connection), so it can send what no web server would. The mode file is
+read at every request: "good" serves every page well; "bad" makes each
+page /p/KIND/ misbehave as KIND says:
+
+  empty     200 text/html, Content-Length: 0
+  blank     200 text/html, a body of white space
+  http09    no status line at all (HTTP/0.9), then close
+  garbage   a status line that is not HTTP, then close
+  shortcl   200 whose Content-Length is shorter than the body, kept alive:
+            the rest of the body poisons the connection for the next page
+  good      always a good page
+
+Besides, in both modes:
+  /robots.txt       allows all
+  /sitemap.xml      lists /p/KIND/ for every KIND above
+  /canon/KIND/      pages with odd canonicals (see PAGES_CANON)
+  /__hits           "PATH COUNT" lines
+Loopback only; it stops when its parent test kills it.
+"""
+import argparse
+import socket
+import threading
+
+KINDS = ["empty", "blank", "http09", "garbage", "shortcl", "good",
+         "good2", "good3"]
+
+lock = threading.Lock()
+hits = {}
+
+
+def page(title, body="", head=""):
+    return ("<!DOCTYPE html><html lang=en><head><title>%s</title>%s</head>"
+            "<body><h1>%s</h1><p>%s words of the page about %s.</p></body>"
+            "</html>" % (title, head, title, body, title)).encode()
+
+
+def answer(status, body, ctype="text/html; charset=utf-8", extra=""):
+    return (("HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n"
+             % (status, ctype, len(body), extra)).encode() + body)
+
+
+def handle(conn, origin, mode_file):
+    f = conn.makefile("rb")
+    try:
+        while True:
+            line = f.readline(8192)
+            if not line:
+                return
+            parts = line.decode("latin-1").split()
+            if len(parts) < 2:
+                return
+            path = parts[1]
+            while True:
+                h = f.readline(8192)
+                if not h or h in (b"\r\n", b"\n"):
+                    break
+            with lock:
+                hits[path] = hits.get(path, 0) + 1
+            try:
+                with open(mode_file) as m:
+                    mode = m.read().strip()
+            except OSError:
+                mode = "good"
+            if path == "/__hits":
+                with lock:
+                    body = "".join("%s %d\n" % kv for kv in sorted(hits.items()))
+                conn.sendall(answer("200 OK", body.encode(), "text/plain"))
+                continue
+            if path == "/robots.txt":
+                conn.sendall(answer("200 OK", b"User-agent: *\nAllow: /\n",
+                                    "text/plain"))
+                continue
+            if path == "/sitemap.xml":
+                locs = "".join("<url><loc>%s/p/%s/</loc></url>" % (origin, k)
+                               for k in KINDS)
+                body = ('<?xml version="1.0" encoding="UTF-8"?>'
+                        '<urlset xmlns="http://www.sitemaps.org/schemas/'
+                        'sitemap/0.9">%s</urlset>' % locs).encode()
+                conn.sendall(answer("200 OK", body, "application/xml"))
+                continue
+            kind = path.strip("/").split("/")[-1] if path.startswith("/p/") else ""
+            if kind not in KINDS:
+                conn.sendall(answer("404 Not Found", b"not found", "text/plain"))
+                continue
+            good = page("Page %s" % kind)
+            if mode != "bad" or kind.startswith("good"):
+                conn.sendall(answer("200 OK", good))
+            elif kind == "empty":
+                conn.sendall(answer("200 OK", b""))
+            elif kind == "blank":
+                conn.sendall(answer("200 OK", b"  \r\n\t\n   \n"))
+            elif kind == "http09":
+                conn.sendall(b"<html><body>no status line</body></html>\n")
+                return
+            elif kind == "garbage":
+                conn.sendall(b"\x00\x01GARBAGE 999 what\r\n\r\nxx")
+                return
+            elif kind == "shortcl":
+                body = page("Page shortcl")
+                tail = b"HTTPISH junk that is not a status line\r\n\r\n"
+                conn.sendall(("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                              "Content-Length: %d\r\n\r\n" % len(body)).encode()
+                             + body + tail)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--mode-file", required=True)
+    a = ap.parse_args()
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    port = s.getsockname()[1]
+    origin = "http://127.0.0.1:%d" % port
+    with open(a.port_file + ".tmp", "w") as f:
+        f.write("%d\n" % port)
+    import os
+    os.rename(a.port_file + ".tmp", a.port_file)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handle, args=(c, origin, a.mode_file),
+                         daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
