@@ -552,7 +552,17 @@ struct src_ctx {
 	struct crawl *c;
 	struct job *j;
 	const char *base;
+	size_t entries;		/* <url>s and <sitemap>s read */
 };
+
+/* A source that parsed but lists nothing: an error page, a broken deploy,
+ * a template that lost its list. Never a reason to remove every page. */
+static void source_empty(struct crawl *c, const char *url)
+{
+	log_warnx("source '%s' lists no URL: pages missing from the sources "
+		  "are kept this run", url);
+	c->sources_ok = 0;
+}
 
 /* 1 if url was already queued as a sitemap; else remembers it. */
 static int sitemap_seen(struct crawl *c, const char *url)
@@ -612,6 +622,7 @@ static int on_sitemap_entry(void *arg, int is_index, const char *loc,
 {
 	struct src_ctx *s = arg;
 
+	s->entries++;
 	if (is_index)
 		return add_sitemap(s->c, loc, s->base, s->j->filter,
 				   s->j->depth + 1);
@@ -649,6 +660,8 @@ static int read_html_sitemap(struct crawl *c, const char *url,
 		c->sources_ok = 0;
 		goto out;
 	}
+	if (links.n == 0)
+		source_empty(c, url);
 	if (base != NULL && url_normalize(base, url, &abs) < 0)
 		abs = NULL;
 	for (i = 0; i < links.n && rc == 0; i++)
@@ -673,6 +686,8 @@ static int read_sitemap(struct crawl *c, struct src_ctx *s, const char *url,
 			return -1;
 		log_warnx("cannot parse sitemap '%s': %s", url, perr.msg);
 		c->sources_ok = 0;
+	} else if (s->entries == 0) {
+		source_empty(c, url);
 	}
 	return 0;
 }
@@ -680,7 +695,7 @@ static int read_sitemap(struct crawl *c, struct src_ctx *s, const char *url,
 static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		       struct fetch_res *res)
 {
-	struct src_ctx s = { c, j, req->url };
+	struct src_ctx s = { c, j, req->url, 0 };
 	int rc = 0;
 
 	if (res->error == FE_OK && res->status >= 300 && res->status < 400 &&
@@ -1270,6 +1285,60 @@ out:
 	return rc;
 }
 
+struct shrink {
+	struct crawl *c;
+	size_t live, gone;
+	struct lb_strlist urls;	/* live and unlisted */
+};
+
+static int count_gone(const char *url, int live, void *arg)
+{
+	struct shrink *k = arg;
+
+	if (!live)
+		return 0;
+	k->live++;
+	if (cand_find(k->c, url) >= 0)
+		return 0;
+	k->gone++;
+	return lb_strlist_add(&k->urls, url, k->c->err);
+}
+
+/*
+ * The sources read well but list far fewer of the live pages than last
+ * night (more than half of them gone, at least SHRINK_MIN): a sitemap cut
+ * short, a plugin that lost a section. The unlisted pages are not removed
+ * for absence: they are fetched again with the rest (a 404 or a redirect
+ * still removes each one), and nothing is removed for absence this run.
+ */
+#define SHRINK_MIN 10
+
+static int guard_shrink(struct crawl *c)
+{
+	struct shrink k;
+	size_t i;
+	int rc = -1;
+
+	memset(&k, 0, sizeof(k));
+	k.c = c;
+	if (corpus_foreach_url(c->corpus, count_gone, &k, c->err) < 0)
+		goto out;
+	if (k.gone >= SHRINK_MIN && k.gone * 2 > k.live) {
+		log_warnx("%s: the sources list %zu of %zu live pages: %zu are "
+			  "missing; they are fetched again and kept unless "
+			  "they are gone (nothing removed for absence this "
+			  "run)", c->cl->id, k.live - k.gone, k.live, k.gone);
+		c->sources_ok = 0;
+		for (i = 0; i < k.urls.n; i++)
+			if (cand_add(c, k.urls.v[i], NULL, NULL) < 0)
+				goto out;
+	}
+	rc = 0;
+out:
+	lb_strlist_release(&k.urls);
+	return rc;
+}
+
 static int forget_gone(const char *url, int live, void *arg)
 {
 	struct crawl *c = arg;
@@ -1378,13 +1447,16 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
 		 "the sets", client->id, stats->urls_seen, c.sitemaps,
 		 c.n_cand);
+	if (c.sources_ok && guard_shrink(&c) < 0)
+		goto out;
 	if (crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
 		goto out;
 	if (c.sources_ok) {
 		if (corpus_foreach_url(corpus, forget_gone, &c, err) < 0)
 			goto out;
 	} else {
-		log_warnx("%s: a source could not be read; pages missing from "
+		log_warnx("%s: a source could not be read, listed nothing or "
+			  "shrank; pages missing from "
 			  "the sources are kept this run", client->id);
 	}
 	if (corpus_run_end(corpus, opts->now ? (int64_t)opts->now :

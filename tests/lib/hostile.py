@@ -18,7 +18,10 @@ page /p/KIND/ misbehave as KIND says:
 
 Besides, in both modes:
   /robots.txt       allows all
-  /sitemap.xml      lists /p/KIND/ for every KIND above
+  /sitemap.xml      lists /p/KIND/ for every KIND above (nothing in mode
+                    "empty", where everything else is good)
+  /list.html        an HTML sitemap of /h/0/../h/29/ under 1000 unclosed
+                    <div>s (only /h/0/ and /h/1/ in bad mode)
   /canon/KIND/      pages with odd canonicals (see PAGES_CANON)
   /__hits           "PATH COUNT" lines
 Loopback only; it stops when its parent test kills it.
@@ -79,10 +82,25 @@ def handle(conn, origin, mode_file):
             if path == "/sitemap.xml":
                 locs = "".join("<url><loc>%s/p/%s/</loc></url>" % (origin, k)
                                for k in KINDS)
+                if mode == "empty":
+                    locs = ""       # a sitemap that lists nothing
                 body = ('<?xml version="1.0" encoding="UTF-8"?>'
                         '<urlset xmlns="http://www.sitemaps.org/schemas/'
                         'sitemap/0.9">%s</urlset>' % locs).encode()
                 conn.sendall(answer("200 OK", body, "application/xml"))
+                continue
+            if path == "/list.html":
+                # an HTML sitemap below a broken widget's unclosed divs;
+                # in bad mode it lists 2 of its 30 pages
+                n = 30 if mode != "bad" else 2
+                body = ("<!DOCTYPE html><html><body>" + "<div class=w>" * 1000
+                        + "".join("<li><a href=/h/%d/>%d</a>" % (i, i)
+                                  for i in range(n))
+                        + "</body></html>").encode()
+                conn.sendall(answer("200 OK", body))
+                continue
+            if path.startswith("/h/"):
+                conn.sendall(answer("200 OK", page("List page %s" % path[3:-1])))
                 continue
             kind = path.strip("/").split("/")[-1] if path.startswith("/p/") else ""
             if kind not in KINDS:

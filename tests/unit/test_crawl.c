@@ -328,6 +328,50 @@ static void test_html_sitemap(void **state)
 	free(base);
 }
 
+/* A broken widget's 1000 unclosed <div>s before the links: every link is
+ * read (the walk used to stop at 256 levels and found none). */
+static void test_html_sitemap_deep(void **state)
+{
+	struct lb_buf b;
+	struct got g;
+	struct lb_error err;
+	char *base = NULL;
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 8 << 20);
+	lb_buf_adds(&b, "<!DOCTYPE html><html><body>", NULL);
+	for (i = 0; i < 1000; i++)
+		lb_buf_adds(&b, "<div class=w>", NULL);
+	for (i = 0; i < 50; i++)
+		lb_buf_printf(&b, NULL, "<p><a href=\"/blog/p%d/\">P</a>", i);
+	lb_buf_adds(&b, "</body></html>", NULL);
+	memset(&g, 0, sizeof(g));
+	lb_error_init(&err);
+	assert_int_equal(sitemap_parse_html(b.data, b.len, on_link, &g,
+					    &base, &err), 0);
+	assert_int_equal(g.n, 50);
+	assert_non_null(strstr(g.buf, "/blog/p0/|-\n"));
+	assert_non_null(strstr(g.buf, "/blog/p49/|-\n"));
+	free(base);
+
+	/* 200,000 levels and as many stray end tags (quadratic in a tree
+	 * parser), comments, raw text and character references */
+	lb_buf_reset(&b);
+	for (i = 0; i < 200000; i++)
+		lb_buf_adds(&b, "<div>", NULL);
+	for (i = 0; i < 200000; i++)
+		lb_buf_adds(&b, "</span>", NULL);
+	lb_buf_adds(&b, "<!-- <a href=/c> --><script>'<a href=/s>'</script>"
+		    "<a title='x>y' href='/q?a=1&amp;b=2&#x26;c'>Q</a>", NULL);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(sitemap_parse_html(b.data, b.len, on_link, &g,
+					    &base, &err), 0);
+	assert_string_equal(g.buf, "/q?a=1&b=2&c|-\n");
+	assert_null(base);
+	lb_buf_release(&b);
+}
+
 static int priv(const char *ip)
 {
 	struct sockaddr_in a4;
@@ -441,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_gzip_bomb),
 		cmocka_unit_test(test_sitemap_xxe),
 		cmocka_unit_test(test_html_sitemap),
+		cmocka_unit_test(test_html_sitemap_deep),
 		cmocka_unit_test(test_private_addresses),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_pace),
