@@ -49,6 +49,45 @@ static void pct_normalize(char *s)
 	*o = '\0';
 }
 
+/*
+ * RFC 3986 5.2.4 in place on an absolute path. curl removed the dot
+ * segments it saw, but "%2e%2e" only becomes ".." in pct_normalize()
+ * (6.2.2: decode, then remove dot segments), and curl would remove it
+ * when fetching: "/ok/%2e%2e/blocked/x" must be "/blocked/x" before
+ * robots.txt and the sets look at it. Empty segments are kept.
+ */
+static void remove_dots(char *path)
+{
+	char *in = path, *o = path;
+
+	if (*path != '/' || strstr(path, "/.") == NULL)
+		return;
+	while (*in != '\0') {
+		if (strncmp(in, "/./", 3) == 0) {
+			in += 2;
+		} else if (strcmp(in, "/.") == 0) {
+			in[1] = '\0';
+			*o++ = '/';
+			break;
+		} else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0) {
+			while (o > path && *--o != '/')
+				;
+			if (in[3] == '\0') {
+				*o++ = '/';
+				break;
+			}
+			in += 3;
+		} else {
+			do
+				*o++ = *in++;
+			while (*in != '\0' && *in != '/');
+		}
+	}
+	if (o == path)
+		*o++ = '/';
+	*o = '\0';
+}
+
 int url_normalize(const char *url, const char *base, char **out)
 {
 	CURLU *h = NULL;
@@ -122,8 +161,10 @@ int url_normalize(const char *url, const char *base, char **out)
 	    (path ? strlen(path) : 0) + (query ? strlen(query) : 0) + 16;
 	if ((res = malloc(n)) == NULL)
 		goto out;
-	if (path != NULL)
+	if (path != NULL) {
 		pct_normalize(path);
+		remove_dots(path);
+	}
 	if (query != NULL)
 		pct_normalize(query);
 	snprintf(res, n, "%s://%s%s%s%s%s%s", scheme, host, port ? ":" : "",

@@ -52,6 +52,17 @@ static void test_url(void **state)
 	norm("http://h/%7euser/%41?q=%7e%2f", NULL, "http://h/~user/A?q=~%2F");
 	norm("http://h/a%2Fb", NULL, "http://h/a%2Fb");
 	norm("http://h/a b", NULL, "http://h/a%20b");
+	/* escaped dots are decoded, then dot segments removed (6.2.2):
+	 * robots.txt must see the path curl will fetch */
+	norm("http://h/ok/%2e%2e/blocked/x", NULL, "http://h/blocked/x");
+	norm("http://h/ok/%2E%2e/%2e/blocked/x?q", NULL,
+	     "http://h/blocked/x?q");
+	norm("http://h/a/.%2e/.%2E", NULL, "http://h/");
+	norm("http://h/a/%2e", NULL, "http://h/a/");
+	norm("http://h/%2e%2e/%2e%2e/etc", NULL, "http://h/etc");
+	norm("http://h/a/..b/%2e%2ec", NULL, "http://h/a/..b/..c");
+	norm("http://h/a//%2e%2e/b", NULL, "http://h/a/b");
+	norm("http://h/a/%2e%2e%2fb", NULL, "http://h/a/..%2Fb");
 	norm("ftp://h/x", NULL, NULL);
 	norm("javascript:alert(1)", "http://h/", NULL);
 	norm("mailto:a@b", "http://h/", NULL);
