@@ -23,7 +23,8 @@
 
 enum stmt {
 	S_PUT, S_EXCLUDE, S_FAILED, S_TOUCH, S_FORGET, S_STATE, S_URLS,
-	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S__COUNT
+	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S_SKIP,
+	S_RUN_FORCE, S__COUNT
 };
 
 static const char *const sql[S__COUNT] = {
@@ -60,9 +61,18 @@ static const char *const sql[S__COUNT] = {
 	[S_COUNT] =
 	"SELECT count(DISTINCT canonical) FROM url WHERE doc IS NOT NULL",
 	[S_LAST_RUN] =
-	"SELECT id, started_at, finished_at FROM run ORDER BY id DESC LIMIT 1",
+	"SELECT id, started_at, finished_at, force FROM run"
+	" ORDER BY id DESC LIMIT 1",
 	[S_NEW_RUN] = "INSERT INTO run(started_at, force) VALUES(?1, ?2)",
 	[S_END_RUN] = "UPDATE run SET finished_at = ?2 WHERE id = ?1",
+	/* not fetched: fetched_at stays, so the trust in an unchanged
+	 * <lastmod> runs out LASTMOD_TRUST after the last real fetch */
+	[S_SKIP] =
+	"UPDATE url SET sets = ?2, tried_at = ?3,"
+	" doc = CASE WHEN ?2 = '' THEN NULL ELSE doc END,"
+	" canonical = CASE WHEN ?2 = '' THEN NULL ELSE canonical END"
+	" WHERE url = ?1",
+	[S_RUN_FORCE] = "UPDATE run SET force = 1 WHERE id = ?1",
 };
 
 static const char schema[] =
@@ -87,6 +97,7 @@ struct lb_corpus {
 	char *path;
 	sqlite3_stmt *st[S__COUNT];
 	int64_t run_id;
+	int run_force;		/* the run (resumed or new) is a --force run */
 };
 
 static int db_error(struct lb_corpus *c, struct lb_error *err,
@@ -595,13 +606,25 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 		int64_t id = sqlite3_column_int64(s, 0);
 		int64_t started = sqlite3_column_int64(s, 1);
 		int finished = sqlite3_column_type(s, 2) != SQLITE_NULL;
+		int was_forced = sqlite3_column_int(s, 3) != 0;
 		sqlite3_reset(s);
 		if (started / 86400 == now / 86400 && started <= now) {
 			if (!finished) {
 				c->run_id = id;
 				*cutoff = started;
-				log_info("resuming the crawl started at %lld",
-					 (long long)started);
+				/* a --force run killed and resumed stays one */
+				c->run_force = was_forced || force;
+				log_info("resuming the crawl started at %lld%s",
+					 (long long)started, c->run_force ?
+					 " (--force)" : "");
+				if (force && !was_forced) {
+					if ((s = prep(c, S_RUN_FORCE, err)) ==
+					    NULL)
+						return -1;
+					sqlite3_bind_int64(s, 1, id);
+					return step_done(c, s, err, "cannot "
+							 "record the run");
+				}
 				return 0;
 			}
 			if (!force) {
@@ -621,7 +644,26 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 	if (step_done(c, s, err, "cannot record the run") < 0)
 		return -1;
 	c->run_id = sqlite3_last_insert_rowid(c->db);
+	c->run_force = force;
 	return 0;
+}
+
+int corpus_run_forced(const struct lb_corpus *c)
+{
+	return c->run_force;
+}
+
+int corpus_skip(struct lb_corpus *c, const char *url, const char *sets,
+		int64_t at, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_SKIP, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	bind_text(s, 2, sets ? sets : "");
+	sqlite3_bind_int64(s, 3, at);
+	return step_done(c, s, err, "cannot update a page");
 }
 
 int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err)

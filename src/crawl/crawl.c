@@ -103,6 +103,7 @@ struct crawl {
 	size_t *slots;			/* index + 1, 0 = empty */
 	size_t n_slots;
 	int sources_ok;
+	int force;			/* --force, or resuming a --force run */
 	long sitemaps;
 	struct lb_strlist sitemap_urls;	/* read once per run */
 	int cand_full;
@@ -1168,13 +1169,13 @@ static int crawl_pages(struct crawl *c)
 			continue;	/* done earlier in this run */
 		}
 		if (st.live && k->lastmod != NULL && st.lastmod != NULL &&
-		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force &&
+		    strcmp(k->lastmod, st.lastmod) == 0 && !c->force &&
 		    c->now - st.fetched_at < LASTMOD_TRUST) {
 			/* unchanged per the sitemap: no fetch */
 			if (sets_of(c, k->url, st.final_url ? st.final_url :
 				    k->url, st.canonical, &sets) < 0 ||
-			    corpus_touch(c->corpus, k->url, sets.data, NULL,
-					 c->now, c->err) < 0) {
+			    corpus_skip(c->corpus, k->url, sets.data, c->now,
+					c->err) < 0) {
 				corpus_state_release(&st);
 				goto out;
 			}
@@ -1207,7 +1208,7 @@ static int crawl_pages(struct crawl *c)
 			lb_error_set(c->err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (st.live && !c->opts->force &&
+		if (st.live && !c->force &&
 		    (st.etag != NULL || st.last_modified != NULL)) {
 			j->cond_url = st.final_url ? st.final_url :
 						     strdup(k->url);
@@ -1398,6 +1399,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	c.st = stats;
 	c.err = err;
 	c.sources_ok = 1;
+	c.force = opts->force;
 	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
 	c.max_redirects = cfg->crawl.max_redirects > 0 ?
 				  cfg->crawl.max_redirects : DEFAULT_REDIRECTS;
@@ -1442,6 +1444,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		rc = 0;
 		goto out;
 	}
+	c.force = corpus_run_forced(corpus);
 	if (read_sources(&c) < 0)
 		goto out;
 	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
