@@ -59,6 +59,10 @@ void urlset_free(struct lb_urlset *s);
 /* 1 if the absolute http(s) URL belongs to the set, 0 if not or unparsable. */
 int urlset_match(const struct lb_urlset *s, const char *url);
 
+/* The same, counting only the plain patterns that name a host: 1 if the
+ * URL's host is one the set names (the crawler's off-site check). */
+int urlset_match_hosted(const struct lb_urlset *s, const char *url);
+
 /* 1 if the pattern syntax is valid (config validation); fills err if not. */
 int urlpattern_valid(const char *pattern, struct lb_error *err);
 

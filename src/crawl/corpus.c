@@ -391,14 +391,21 @@ int corpus_dead_canonicals(struct lb_corpus *c, struct lb_strlist *out,
 	/* b: the row of the URL that a's canonical names, when that URL was
 	 * crawled and is not indexable: noindex or out of the sets (200), a
 	 * redirect that went wrong (3xx), gone or refused (4xx but 429).
-	 * Failures (5xx, network) and robots.txt refusals (0) prove nothing. */
+	 * Failures (5xx, network) and robots.txt refusals (0) prove nothing.
+	 * Or b is live but its own page names another canonical URL (not
+	 * after a redirect): a loop (A says B, B says A) or a chain, where a
+	 * link to b would carry a's title under b's URL: status -1. */
 	static const char q[] =
-		"SELECT a.url, a.canonical, b.status FROM url a"
+		"SELECT a.url, a.canonical,"
+		" CASE WHEN b.doc IS NULL THEN b.status ELSE -1 END FROM url a"
 		" JOIN url b ON b.url = a.canonical"
 		" WHERE a.doc IS NOT NULL AND a.url != a.canonical"
-		" AND b.doc IS NULL AND b.tried_at > 0"
+		" AND b.tried_at > 0"
+		" AND ((b.doc IS NULL"
 		" AND (b.status = 200 OR (b.status >= 300 AND b.status < 500"
-		" AND b.status != 429 AND b.status != 304))"
+		" AND b.status != 429 AND b.status != 304)))"
+		" OR (b.doc IS NOT NULL AND b.canonical != b.url"
+		" AND coalesce(b.final_url, b.url) = b.url))"
 		" ORDER BY a.url";
 	sqlite3_stmt *s = NULL;
 	struct lb_buf line;

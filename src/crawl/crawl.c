@@ -69,6 +69,7 @@ struct job {
 	char *canonical;		/* the stored page's, when live */
 	char *cond_url;			/* the hop that gets If-None-Match */
 	char *etag, *last_modified;
+	int from_canonical;		/* queued as another page's canonical */
 };
 
 enum robots_state { R_UNKNOWN, R_PENDING, R_READY, R_UNREACHABLE, R_REFUSED };
@@ -104,6 +105,7 @@ struct crawl {
 	size_t n_slots;
 	int sources_ok;
 	int force;			/* --force, or resuming a --force run */
+	struct lb_strlist src_hosts;	/* hosts of the client's sources */
 	long sitemaps;
 	struct lb_strlist sitemap_urls;	/* read once per run */
 	int cand_full;
@@ -254,6 +256,70 @@ static int cand_rehash(struct crawl *c)
  * a page whose canonical URL points outside a set (another section, another
  * host) is not a page of that set.
  */
+/* The host of an absolute URL (no port): s[0..*n). */
+static const char *host_span(const char *url, size_t *n)
+{
+	const char *h = strstr(url, "://"), *e;
+
+	if (h == NULL) {
+		*n = 0;
+		return url;
+	}
+	h += 3;
+	if (*h == '[')
+		e = h + strcspn(h, "]/?#") + (h[strcspn(h, "]/?#")] == ']');
+	else
+		e = h + strcspn(h, ":/?#");
+	*n = (size_t)(e - h);
+	return h;
+}
+
+/*
+ * Links only where they belong: a URL is in a set when a pattern that names
+ * its host matches it, or when a pattern without a host matches it and its
+ * host is one of the client's sources'. So a hostile sitemap, a side crawl
+ * or a redirect cannot bring in (nor a canonical point to) another site's
+ * pages through a pattern like "/blog/{slug}".
+ */
+static int in_set(const struct crawl *c, size_t i, const char *url)
+{
+	const char *h;
+	size_t n, k;
+
+	if (urlset_match_hosted(c->sets[i], url))
+		return 1;
+	if (!urlset_match(c->sets[i], url))
+		return 0;
+	h = host_span(url, &n);
+	for (k = 0; k < c->src_hosts.n; k++)
+		if (strlen(c->src_hosts.v[k]) == n &&
+		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Collects the hosts of the client's sources (config-given, trusted). */
+static int src_hosts_init(struct crawl *c)
+{
+	size_t i, n;
+	char *u = NULL, *h;
+	const char *p;
+
+	for (i = 0; i < c->cl->n_sources; i++) {
+		if (url_normalize(c->cl->sources[i].url, NULL, &u) < 0)
+			continue;
+		p = host_span(u, &n);
+		h = strndup(p, n);
+		free(u);
+		if (h == NULL || lb_strlist_add(&c->src_hosts, h, c->err) < 0) {
+			free(h);
+			return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		}
+		free(h);
+	}
+	return 0;
+}
+
 static int sets_of(const struct crawl *c, const char *first,
 		   const char *last, const char *canon, struct lb_buf *b)
 {
@@ -263,9 +329,8 @@ static int sets_of(const struct crawl *c, const char *first,
 	if (lb_buf_adds(b, "", c->err) < 0)
 		return -1;
 	for (i = 0; i < c->cl->n_sets; i++) {
-		if (!urlset_match(c->sets[i], first) ||
-		    !urlset_match(c->sets[i], last) ||
-		    (canon != NULL && !urlset_match(c->sets[i], canon)))
+		if (!in_set(c, i, first) || !in_set(c, i, last) ||
+		    (canon != NULL && !in_set(c, i, canon)))
 			continue;
 		if (b->len > 0 && lb_buf_addc(b, ',', c->err) < 0)
 			return -1;
@@ -280,7 +345,7 @@ static int in_some_set(const struct crawl *c, const char *url)
 	size_t i;
 
 	for (i = 0; i < c->cl->n_sets; i++)
-		if (urlset_match(c->sets[i], url))
+		if (in_set(c, i, url))
 			return 1;
 	return 0;
 }
@@ -823,6 +888,52 @@ static int blank(const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * A canonical URL that no source lists was never crawled: it may be a 404
+ * or another page altogether, and the page would be linked under it. It is
+ * crawled in this run (once: not the canonical's canonical), so that
+ * drop_dead_canonicals() judges it like any listed one.
+ */
+static int queue_canonical(struct crawl *c, const char *canon)
+{
+	struct fetch_req *r;
+	struct job *j;
+	struct lb_url_state st;
+	size_t before = c->n_cand;
+
+	if (cand_find(c, canon) >= 0)
+		return 0;
+	if (cand_add(c, canon, NULL, NULL) < 0)
+		return -1;
+	if (c->n_cand == before)
+		return 0;	/* in no set: the sets' check excludes */
+	if (corpus_get_state(c->corpus, canon, &st, c->err) < 0)
+		return -1;
+	if (st.known && st.tried_at >= c->cutoff) {
+		corpus_state_release(&st);
+		return 0;
+	}
+	if ((r = job_req(J_PAGE, canon, c->err)) == NULL) {
+		corpus_state_release(&st);
+		return -1;
+	}
+	j = r->udata;
+	r->html_only = 1;
+	j->from_canonical = 1;
+	j->was_live = st.live;
+	if (st.live) {
+		j->canonical = st.canonical;
+		st.canonical = NULL;
+	}
+	corpus_state_release(&st);
+	log_info("%s: canonical URL of another page, not in the sources: "
+		 "crawled to check it", canon);
+	c->queued_pages++;
+	if (c->prog_on)
+		progress_set_total(&c->prog, c->queued_pages);
+	return queue_page(c, r, 0);
+}
+
 static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		   struct fetch_res *res)
 {
@@ -885,6 +996,9 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, why);
 		goto out;
 	}
+	if (!j->from_canonical && strcmp(canon, req->url) != 0 &&
+	    strcmp(canon, j->first) != 0 && queue_canonical(c, canon) < 0)
+		goto out;
 	memset(&meta, 0, sizeof(meta));
 	meta.url = j->first;
 	meta.final_url = req->url;
@@ -893,7 +1007,10 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	meta.last_modified = res->last_modified;
 	meta.lastmod = j->lastmod;
 	meta.fetched_at = c->now;
-	if (corpus_put(c->corpus, &meta, &doc, sets.data, c->err) < 0)
+	/* a page crawled only as another's canonical URL belongs to no set
+	 * of its own: it lends its document to the pages that name it */
+	if (corpus_put(c->corpus, &meta, &doc, j->from_canonical ? "" :
+		       sets.data, c->err) < 0)
 		goto out;
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
@@ -1272,12 +1389,18 @@ static int drop_dead_canonicals(struct crawl *c)
 		*status++ = '\0';
 		if (cand_find(c, canon) < 0)
 			continue;	/* not listed this run: its row is stale */
-		log_info("%s: excluded: its canonical URL %s is not indexable "
-			 "(%s)", url, canon, strcmp(status, "200") == 0 ?
-			 "noindex or out of the sets" : status);
+		if (strcmp(status, "-1") == 0)
+			log_info("%s: excluded: its canonical URL %s names "
+				 "another canonical URL (a loop or a chain)",
+				 url, canon);
+		else
+			log_info("%s: excluded: its canonical URL %s is not "
+				 "indexable (%s)", url, canon,
+				 strcmp(status, "200") == 0 ?
+				 "noindex or out of the sets" : status);
 		c->st->excluded++;
-		if (corpus_exclude(c->corpus, url, atoi(status), c->now,
-				   c->err) < 0)
+		if (corpus_exclude(c->corpus, url, strcmp(status, "-1") == 0 ?
+				   200 : atoi(status), c->now, c->err) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -1358,6 +1481,7 @@ static void crawl_release(struct crawl *c)
 	size_t i, k;
 
 	fetcher_free(c->f);
+	lb_strlist_release(&c->src_hosts);
 	for (i = 0; c->sets != NULL && i < c->cl->n_sets; i++)
 		urlset_free(c->sets[i]);
 	free(c->sets);
@@ -1400,6 +1524,8 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	c.err = err;
 	c.sources_ok = 1;
 	c.force = opts->force;
+	if (src_hosts_init(&c) < 0)
+		goto out;
 	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
 	c.max_redirects = cfg->crawl.max_redirects > 0 ?
 				  cfg->crawl.max_redirects : DEFAULT_REDIRECTS;

@@ -556,6 +556,34 @@ int urlset_match(const struct lb_urlset *s, const char *url)
 	return hit;
 }
 
+int urlset_match_hosted(const struct lb_urlset *s, const char *url)
+{
+	struct parts pt;
+	char *copy;
+	size_t i;
+	int hit = 0;
+
+	if (s == NULL || url == NULL || (copy = strdup(url)) == NULL)
+		return 0;
+	if (split_url(copy, &pt) < 0) {
+		free(copy);
+		return 0;
+	}
+	trim_slash(pt.path);
+	for (i = 0; i < s->n; i++) {
+		if (!pattern_match(&s->p[i], &pt))
+			continue;
+		if (s->p[i].negative) {
+			hit = 0;
+			break;
+		}
+		if (s->p[i].host != NULL)
+			hit = 1;
+	}
+	free(copy);
+	return hit;
+}
+
 int urlpattern_valid(const char *pattern, struct lb_error *err)
 {
 	struct pattern p;

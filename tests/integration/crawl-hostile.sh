@@ -21,7 +21,8 @@ crawl_config "$cfg" "  timeout_seconds: 5" "      - sitemap: $H/sitemap.xml
       - html_sitemap: $H/list.html" \
 "      blog:
         - \"/p/{kind}/\"
-        - \"/h/{n:digits}/\""
+        - \"/h/{n:digits}/\"
+        - \"/c/{name}/\""
 now=$(( $(date +%s) / 86400 * 86400 + 3600 ))
 titles() {
 	corpus_sql "SELECT url, json_extract(doc, '\$.title') FROM url WHERE doc IS NOT NULL ORDER BY url" |
@@ -31,7 +32,23 @@ timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $now > "$WORK/run1.
 check "run 1 exits 0" test $? -eq 0
 titles > "$WORK/titles1.txt"
 check "run 1 indexes the 8 pages and the 30 of the deep HTML sitemap" \
-	test "$(wc -l < "$WORK/titles1.txt")" -eq 38
+	test "$(grep -c '^/[ph]/' "$WORK/titles1.txt")" -eq 38
+# canonicals: only crawled, indexable pages of the configured hosts
+canon() { corpus_sql "SELECT url || ' ' || coalesce(canonical, '-') FROM url WHERE doc IS NOT NULL AND url LIKE '%/c/%' ORDER BY url" | sed "s#$H##g"; }
+check "canonicals: only /c/fine/ (as /c/fine-canon/, crawled) is indexed" \
+	test "$(canon | tr '\n' ' ')" = "/c/fine-canon/ /c/fine-canon/ /c/fine/ /c/fine-canon/ "
+check "off-site canonical excluded" grep -q "/c/offsite/: excluded: canonical URL https://evil.example/c/offsite/ is out of the sets" "$WORK/run1.log"
+check "canonical loop excluded" grep -q "/c/loop-a/: excluded: its canonical URL $H/c/loop-b/ names another canonical URL" "$WORK/run1.log"
+check "never-listed 404 canonical crawled, page excluded" grep -q "/c/dead/: excluded: its canonical URL $H/c/missing/ is not indexable (404)" "$WORK/run1.log"
+check "another host's URL in the sitemap is not fetched" \
+	test "$(curl -s "$H/__hits" | grep -c '^/c/fine/ ')" -eq 1
+# the side crawl takes only URLs of the configured hosts
+L=${H/127.0.0.1/localhost}
+printf '%s\n' "$L/p/good/" "$H/c/fine-canon/" > "$WORK/urls.txt"
+timeout 60 "$LINKBOT" crawl -c "$cfg" --urls "$WORK/urls.txt" --no-rate-limit --force --now $((now + 60)) > "$WORK/side.log" 2>&1
+check "side crawl exits 0" test $? -eq 0
+check "side crawl: no row for another host" \
+	test "$(corpus_sql "SELECT count(*) FROM url WHERE url LIKE 'http://localhost%'")" -eq 0
 
 echo bad > "$WORK/mode"
 timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 86400)) > "$WORK/run2.log" 2>&1
@@ -47,8 +64,8 @@ for k in http09 garbage; do
 		grep -q "cannot fetch '$H/p/$k/': not an HTTP answer" "$WORK/run2.log"
 done
 check "the shrunk HTML sitemap is named" \
-	grep -q "the sources list 10 of 38 live pages: 28 are missing" "$WORK/run2.log"
-check "nothing excluded" test "$(grep -c ': excluded: ' "$WORK/run2.log")" -eq 0
+	grep -q "the sources list 11 of 40 live pages: 29 are missing" "$WORK/run2.log"
+check "no page of /p/ or /h/ excluded" test "$(grep ': excluded: ' "$WORK/run2.log" | grep -c '/[ph]/')" -eq 0
 
 # run 3: the sitemap lists nothing at all
 echo empty > "$WORK/mode"

@@ -22,7 +22,9 @@ Besides, in both modes:
                     "empty", where everything else is good)
   /list.html        an HTML sitemap of /h/0/../h/29/ under 1000 unclosed
                     <div>s (only /h/0/ and /h/1/ in bad mode)
-  /canon/KIND/      pages with odd canonicals (see PAGES_CANON)
+  /c/NAME/          pages with odd canonicals (CANON: off-site, a loop, a
+                    404, one never listed); the sitemap lists them, and
+                    /c/fine/ once more under http://localhost:PORT
   /__hits           "PATH COUNT" lines
 Loopback only; it stops when its parent test kills it.
 """
@@ -32,6 +34,15 @@ import threading
 
 KINDS = ["empty", "blank", "http09", "garbage", "shortcl", "good",
          "good2", "good3"]
+
+# /c/NAME/ pages and their canonical URLs
+CANON = {
+    "offsite": "https://evil.example/c/offsite/",
+    "loop-a": "/c/loop-b/",
+    "loop-b": "/c/loop-a/",
+    "dead": "/c/missing/",
+    "fine": "/c/fine-canon/",
+}
 
 lock = threading.Lock()
 hits = {}
@@ -82,6 +93,11 @@ def handle(conn, origin, mode_file):
             if path == "/sitemap.xml":
                 locs = "".join("<url><loc>%s/p/%s/</loc></url>" % (origin, k)
                                for k in KINDS)
+                locs += "".join("<url><loc>%s/c/%s/</loc></url>" % (origin, k)
+                                for k in CANON)
+                # another host (same server): not a host of the sources
+                locs += ("<url><loc>%s/c/fine/</loc></url>"
+                         % origin.replace("127.0.0.1", "localhost"))
                 if mode == "empty":
                     locs = ""       # a sitemap that lists nothing
                 body = ('<?xml version="1.0" encoding="UTF-8"?>'
@@ -98,6 +114,21 @@ def handle(conn, origin, mode_file):
                                   for i in range(n))
                         + "</body></html>").encode()
                 conn.sendall(answer("200 OK", body))
+                continue
+            if path.startswith("/c/"):
+                name = path[3:].strip("/")
+                if name == "fine-canon":
+                    conn.sendall(answer("200 OK", page("Fine canon")))
+                    continue
+                if name not in CANON:
+                    conn.sendall(answer("404 Not Found", b"gone", "text/plain"))
+                    continue
+                href = CANON[name]
+                if href.startswith("/"):
+                    href = origin + href
+                conn.sendall(answer("200 OK", page(
+                    "Canon %s" % name,
+                    head='<link rel="canonical" href="%s">' % href)))
                 continue
             if path.startswith("/h/"):
                 conn.sendall(answer("200 OK", page("List page %s" % path[3:-1])))
