@@ -498,6 +498,7 @@ static int queue_page(struct crawl *c, struct fetch_req *req, int front)
 		}
 		((struct job *)rr->udata)->host = hi;
 		rr->cap = LB_ROBOTS_MAX_BYTES;
+		rr->truncate = 1;
 		h->state = R_PENDING;
 		if (fetcher_add(c->f, rr, 1, c->err) < 0) {
 			req_drop(req);
@@ -581,6 +582,8 @@ static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		h->state = R_READY;	/* RFC 9309 2.3.1.3: allow all */
 	} else if (res->error == FE_TOOBIG && res->body.len > 0) {
 		/* beyond 500 KiB: parse what arrived (RFC 9309 2.5) */
+		log_warnx("robots.txt of %s is over %d bytes: the rest is "
+			  "ignored", h->origin, LB_ROBOTS_MAX_BYTES);
 		if (robots_parse(res->body.data, res->body.len, "LinkBot",
 				 &h->robots, c->err) < 0) {
 			req_drop(req);
@@ -790,6 +793,14 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			h->state = R_READY;
 		req_drop(req);
 		return 0;
+	}
+	if (j->kind == J_SRC_ROBOTS && res->error == FE_TOOBIG &&
+	    res->body.len > 0) {
+		/* RFC 9309 2.5: the first 500 KiB are parsed */
+		log_warnx("robots.txt '%s' is over %d bytes: the rest is "
+			  "ignored", j->first, LB_ROBOTS_MAX_BYTES);
+		res->error = FE_OK;
+		res->status = 200;
 	}
 	if (res->error != FE_OK || res->status != 200) {
 		log_warnx("cannot read source '%s': %s", j->first,
@@ -1194,8 +1205,10 @@ static int read_sources(struct crawl *c)
 		case LB_SOURCE_ROBOTS:
 		default:
 			r = job_req(J_SRC_ROBOTS, url, c->err);
-			if (r != NULL)
+			if (r != NULL) {
 				r->cap = LB_ROBOTS_MAX_BYTES;
+				r->truncate = 1;
+			}
 			break;
 		}
 		free(url);

@@ -95,6 +95,8 @@ struct fetch_req {
 	void *udata;
 	int html_only;			/* only text/html, xhtml bodies */
 	size_t cap;			/* 0: the fetcher's default */
+	int truncate;			/* over cap: keep the first cap bytes
+					 * (FE_TOOBIG with them), robots.txt */
 	char *if_none_match;		/* may be NULL */
 	char *if_modified_since;	/* may be NULL */
 	/* fetcher's */

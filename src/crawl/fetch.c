@@ -272,6 +272,9 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
 		return 0;
 	}
 	if (lb_buf_add(&x->res.body, buf, len, NULL) < 0) {
+		if (x->req->truncate && x->res.body.len < x->cap)
+			lb_buf_add(&x->res.body, buf,
+				   x->cap - x->res.body.len, NULL);
 		x->too_big = 1;
 		return 0;
 	}
@@ -501,7 +504,9 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, f->o.connect_timeout);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->cap);
+	if (!req->truncate)	/* else a Content-Length over cap is read */
+		curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE,
+				 (curl_off_t)x->cap);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);

@@ -31,8 +31,12 @@ titles() {
 timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $now > "$WORK/run1.log" 2>&1
 check "run 1 exits 0" test $? -eq 0
 titles > "$WORK/titles1.txt"
-check "run 1 indexes the 8 pages and the 30 of the deep HTML sitemap" \
-	test "$(grep -c '^/[ph]/' "$WORK/titles1.txt")" -eq 38
+check "run 1 indexes 7 pages (good3 is disallowed) and the 30 of the deep HTML sitemap" \
+	test "$(grep -c '^/[ph]/' "$WORK/titles1.txt")" -eq 37
+check "robots.txt over 500 KiB: its first 500 KiB apply, logged" \
+	grep -q "robots.txt of $H is over 512000 bytes: the rest is ignored" "$WORK/run1.log"
+check "robots.txt over 500 KiB: its Disallow holds" \
+	grep -q "p/good3/: excluded: disallowed by robots.txt" "$WORK/run1.log"
 # canonicals: only crawled, indexable pages of the configured hosts
 canon() { corpus_sql "SELECT url || ' ' || coalesce(canonical, '-') FROM url WHERE doc IS NOT NULL AND url LIKE '%/c/%' ORDER BY url" | sed "s#$H##g"; }
 check "canonicals: only /c/fine/ (as /c/fine-canon/, crawled) is indexed" \
@@ -64,8 +68,8 @@ for k in http09 garbage; do
 		grep -q "cannot fetch '$H/p/$k/': not an HTTP answer" "$WORK/run2.log"
 done
 check "the shrunk HTML sitemap is named" \
-	grep -q "the sources list 11 of 40 live pages: 29 are missing" "$WORK/run2.log"
-check "no page of /p/ or /h/ excluded" test "$(grep ': excluded: ' "$WORK/run2.log" | grep -c '/[ph]/')" -eq 0
+	grep -q "the sources list 10 of 39 live pages: 29 are missing" "$WORK/run2.log"
+check "no page of /p/ or /h/ excluded" test "$(grep ': excluded: ' "$WORK/run2.log" | grep -v robots.txt | grep -c '/[ph]/')" -eq 0
 
 # run 3: the sitemap lists nothing at all
 echo empty > "$WORK/mode"

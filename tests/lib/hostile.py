@@ -17,7 +17,7 @@ page /p/KIND/ misbehave as KIND says:
   good      always a good page
 
 Besides, in both modes:
-  /robots.txt       allows all
+  /robots.txt       600 KB: disallows /p/good3/, then (past 500 KiB) all
   /sitemap.xml      lists /p/KIND/ for every KIND above (nothing in mode
                     "empty", where everything else is good)
   /list.html        an HTML sitemap of /h/0/../h/29/ under 1000 unclosed
@@ -87,8 +87,11 @@ def handle(conn, origin, mode_file):
                 conn.sendall(answer("200 OK", body.encode(), "text/plain"))
                 continue
             if path == "/robots.txt":
-                conn.sendall(answer("200 OK", b"User-agent: *\nAllow: /\n",
-                                    "text/plain"))
+                # over RFC 9309's 500 KiB, with a Content-Length: the
+                # first 500 KiB count (it used to make the host skipped)
+                body = (b"User-agent: *\nDisallow: /p/good3/\n" +
+                        b"# padding\n" * 60000 + b"Disallow: /\n")
+                conn.sendall(answer("200 OK", body, "text/plain"))
                 continue
             if path == "/sitemap.xml":
                 locs = "".join("<url><loc>%s/p/%s/</loc></url>" % (origin, k)
