@@ -199,6 +199,56 @@ static int parse_text(const char *data, size_t len, sitemap_fn fn, void *arg,
 	return 0;
 }
 
+/*
+ * The most attributes one element has (a linear scan of the tags that
+ * skips comments, CDATA, declarations and quoted values). libxml2 checks
+ * each attribute against the previous ones: a root with 100,000 attributes
+ * cost 20 s. A sitemap needs a handful (namespaces); XML_MAX_ATTRS is far
+ * above any real one. Nesting is bounded by libxml2 itself (256 levels).
+ */
+#define XML_MAX_ATTRS 256
+
+static size_t max_attrs(const char *s, size_t n)
+{
+	size_t i = 0, most = 0;
+	const char *p;
+
+	while (i < n && (p = memchr(s + i, '<', n - i)) != NULL) {
+		size_t attrs = 0;
+
+		i = (size_t)(p - s) + 1;
+		if (i + 2 < n && s[i] == '!' && s[i + 1] == '-' &&
+		    s[i + 2] == '-') {
+			p = memmem(s + i, n - i, "-->", 3);
+			i = p ? (size_t)(p - s) + 3 : n;
+			continue;
+		}
+		if (i + 7 < n && memcmp(s + i, "![CDATA[", 8) == 0) {
+			p = memmem(s + i, n - i, "]]>", 3);
+			i = p ? (size_t)(p - s) + 3 : n;
+			continue;
+		}
+		if (i < n && (s[i] == '!' || s[i] == '?' || s[i] == '/')) {
+			p = memchr(s + i, '>', n - i);
+			i = p ? (size_t)(p - s) + 1 : n;
+			continue;
+		}
+		while (i < n && s[i] != '>') {
+			if (s[i] == '"' || s[i] == '\'') {
+				p = memchr(s + i + 1, s[i], n - i - 1);
+				i = p ? (size_t)(p - s) + 1 : n;
+				continue;
+			}
+			if (s[i] == '=')
+				attrs++;
+			i++;
+		}
+		if (attrs > most)
+			most = attrs;
+	}
+	return most;
+}
+
 int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 		      struct lb_error *err)
 {
@@ -238,6 +288,11 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 			rc = parse_text(data + w, len - w, fn, arg, err);
 			goto out;
 		}
+	}
+	if (max_attrs(data, len) > XML_MAX_ATTRS) {
+		lb_error_set(err, LB_EPARSE, "an element has more than %d "
+			     "attributes: not a sitemap", XML_MAX_ATTRS);
+		goto out;
 	}
 	r = xmlReaderForMemory(data, (int)len, NULL, NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR |

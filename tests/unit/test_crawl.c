@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <zlib.h>
@@ -312,6 +313,42 @@ static void test_sitemap_xxe(void **state)
 	assert_non_null(strstr(err.msg, "DOCTYPE"));
 }
 
+/* A root with 100,000 attributes (quadratic in libxml2: 20 s) is refused
+ * at once; a real sitemap's namespaces pass; 300 levels of nesting stop
+ * at libxml2's depth limit. */
+static void test_xml_limits(void **state)
+{
+	struct lb_buf b;
+	struct got g;
+	struct lb_error err;
+	time_t t0 = time(NULL);
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 8 << 20);
+	lb_buf_adds(&b, "<urlset", NULL);
+	for (i = 0; i < 100000; i++)
+		lb_buf_printf(&b, NULL, " a%d=\"x\"", i);
+	lb_buf_adds(&b, "><url><loc>http://h/a</loc></url></urlset>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), -1);
+	assert_non_null(strstr(err.msg, "attributes"));
+	assert_int_equal(g.n, 0);
+	assert_true(time(NULL) - t0 < 3);
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<urlset xmlns=\"http://www.sitemaps.org/schemas/"
+		    "sitemap/0.9\" xmlns:xhtml=\"http://www.w3.org/1999/"
+		    "xhtml\"><url><loc>http://h/a?x='1'</loc></url><!-- a=1 "
+		    "--></urlset>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), 0);
+	assert_int_equal(g.n, 1);
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<urlset>", NULL);
+	for (i = 0; i < 300; i++)
+		lb_buf_adds(&b, "<x>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), -1);
+	lb_buf_release(&b);
+}
+
 static int on_link(void *arg, int is_index, const char *href,
 		   const char *lastmod)
 {
@@ -497,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_sitemap_xxe),
 		cmocka_unit_test(test_html_sitemap),
 		cmocka_unit_test(test_html_sitemap_deep),
+		cmocka_unit_test(test_xml_limits),
 		cmocka_unit_test(test_private_addresses),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_pace),
