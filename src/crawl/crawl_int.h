@@ -119,10 +119,15 @@ struct fetch_res {
 	char msg[256];			/* why, for errors */
 };
 
+/* Transfers in flight at once over all hosts: a sitemap naming 25,000
+ * hosts must not start 25,000 robots.txt fetches that all time out. */
+#define FETCH_MAX_TOTAL 64
+
 struct fetcher_opts {
 	const char *user_agent;
 	double interval;		/* seconds between request starts per host; 0 = no limit */
 	int per_host;			/* requests in flight per host */
+	int max_total;			/* in flight in all, 0 = FETCH_MAX_TOTAL */
 	long timeout;			/* seconds, whole transfer */
 	long connect_timeout;
 	size_t max_body;		/* default cap on (decoded) bodies */

@@ -73,6 +73,8 @@ struct fetcher {
 	struct host **hosts;
 	size_t n_hosts, alloc_hosts;
 	long queued, inflight, started;
+	size_t rr;		/* the host served first next round */
+	int capped;		/* the global cap was logged */
 };
 
 static double mono(void)
@@ -646,12 +648,25 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		double now = mono(), wake = now + 1.0;
 		int running, left, timeout_ms;
 		CURLMsg *m;
-		size_t i;
+		long max = f->o.max_total > 0 ? f->o.max_total :
+						FETCH_MAX_TOTAL;
+		size_t n = f->n_hosts, k;
 
-		for (i = 0; i < f->n_hosts; i++) {
-			struct host *h = f->hosts[i];
+		/* round robin from a moving start, so that under the global
+		 * cap no host waits behind the others for ever */
+		for (k = 0; k < n; k++) {
+			struct host *h = f->hosts[(f->rr + k) % n];
+			if (h->head != NULL && h->inflight < f->o.per_host &&
+			    now >= h->next && f->inflight >= max) {
+				if (!f->capped++)
+					log_warnx("%ld transfers in flight: "
+						  "the other hosts wait (at "
+						  "most %ld at once)",
+						  f->inflight, max);
+				break;
+			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next) {
+			       now >= h->next && f->inflight < max) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
 				h->head = r->next;
@@ -673,6 +688,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 			    h->next < wake)
 				wake = h->next;
 		}
+		if (n > 0)
+			f->rr = (f->rr + 1) % n;
 		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
 			return lb_error_set(err, LB_EINTERNAL,
 					    "curl_multi_perform failed");
