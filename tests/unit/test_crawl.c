@@ -64,6 +64,17 @@ static void test_url(void **state)
 	norm("http://h/a/..b/%2e%2ec", NULL, "http://h/a/..b/..c");
 	norm("http://h/a//%2e%2e/b", NULL, "http://h/a/b");
 	norm("http://h/a/%2e%2e%2fb", NULL, "http://h/a/..%2Fb");
+	/* a bare '%' is escaped, so that normalising twice changes nothing
+	 * (fuzz_url: "%%331" became "%31", then "1") */
+	norm("http://h/x%%331?q=%zz", NULL, "http://h/x%2531?q=%25zz");
+	norm("http://h/x%2531?q=%25zz", NULL, "http://h/x%2531?q=%25zz");
+	norm("//a%f2%3/x", "http://h/", NULL);
+	/* IPv4 shorthands: the dotted quad, or refused (fuzz_url:
+	 * "//1312/" against a base stayed "1312", then became 0.0.5.32) */
+	norm("http://1312/x", NULL, "http://0.0.5.32/x");
+	norm("http://10.0.0.1:8080/x", NULL, "http://10.0.0.1:8080/x");
+	norm("http://xn--caf-dma.example/x", NULL,
+	     "http://xn--caf-dma.example/x");
 	norm("ftp://h/x", NULL, NULL);
 	norm("javascript:alert(1)", "http://h/", NULL);
 	norm("mailto:a@b", "http://h/", NULL);
