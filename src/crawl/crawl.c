@@ -26,11 +26,14 @@
  * network errors, robots.txt unreachable = failed (the previous version
  * stays, retried next run). Each outcome is committed at once.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/crawl.h"
@@ -106,6 +109,7 @@ struct crawl {
 	int sources_ok;
 	int force;			/* --force, or resuming a --force run */
 	struct lb_strlist src_hosts;	/* hosts of the client's sources */
+	struct lb_strlist quarantine;	/* URLs whose extraction crashed */
 	long sitemaps;
 	struct lb_strlist sitemap_urls;	/* read once per run */
 	int cand_full;
@@ -885,6 +889,103 @@ static char *charset_of(const char *ct)
 	return n ? strndup(p, n) : NULL;
 }
 
+/*
+ * Quarantine. The parser limits (extract/limit.c) keep known bombs out,
+ * but should a page still crash the process while it is extracted, the
+ * signal handler appends "TIME URL" to <state>/<client>/quarantine and
+ * says so on stderr (write(2) only: async-signal-safe), then dies as it
+ * would have. The next run (the resumed one, and those of the next
+ * QUARANTINE_DAYS days) logs the URL and does not fetch it, so one page
+ * cannot take every later night down with it. kill -9 quarantines
+ * nothing. LINKBOT_FAULT_EXTRACT=SUBSTRING (tests only) crashes the
+ * extraction of the URLs that contain it.
+ */
+#define QUARANTINE_DAYS 7
+
+static int q_fd = -1;
+static volatile sig_atomic_t q_armed;
+static char q_line[4200];
+static size_t q_len;
+static const char *q_fault;
+
+static void q_handler(int sig)
+{
+	static const char msg[] = "linkbot: crawl: fatal signal while "
+				  "extracting a page; quarantined: ";
+	if (q_armed && q_fd >= 0) {
+		(void)!write(q_fd, q_line, q_len);
+		(void)!write(2, msg, sizeof(msg) - 1);
+		(void)!write(2, strchr(q_line, ' ') + 1,
+			     q_len - (size_t)(strchr(q_line, ' ') + 1 - q_line));
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Reads the quarantine, arms the handler; -1 only for no memory. */
+static int quarantine_open(struct crawl *c)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	char path[4096], *data = NULL, *line, *save = NULL;
+	struct lb_error rerr;
+	size_t len = 0, i;
+	struct sigaction sa;
+
+	if (c->cfg->state_dir == NULL)
+		return 0;
+	q_fault = getenv("LINKBOT_FAULT_EXTRACT");
+	snprintf(path, sizeof(path), "%s/%s/quarantine", c->cfg->state_dir,
+		 c->cl->id);
+	lb_error_init(&rerr);
+	if (lb_file_read(path, 1 << 20, &data, &len, &rerr) == 0) {
+		for (line = strtok_r(data, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save)) {
+			long long at = atoll(line);
+			char *u = strchr(line, ' ');
+
+			if (u == NULL || c->now - at >= QUARANTINE_DAYS * 86400)
+				continue;
+			if (lb_strlist_add(&c->quarantine, u + 1, c->err) < 0) {
+				free(data);
+				return -1;
+			}
+		}
+		free(data);
+	}
+	if ((q_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			 0644)) < 0)
+		return 0;	/* no quarantine, no harm */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = q_handler;
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	return 0;
+}
+
+static void quarantine_close(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	size_t i;
+
+	if (q_fd < 0)
+		return;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	close(q_fd);
+	q_fd = -1;
+}
+
+static int quarantined(const struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->quarantine.n; i++)
+		if (strcmp(c->quarantine.v[i], url) == 0)
+			return 1;
+	return 0;
+}
+
 /* 1 if the body holds nothing but white space (or a BOM). */
 static int blank(const char *s, size_t n)
 {
@@ -977,8 +1078,18 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 				 "200 with an empty or blank body");
 		goto out;
 	}
-	if (extract_html(res->body.data ? res->body.data : "", res->body.len,
-			 req->url, charset, &doc, &xerr) < 0) {
+	q_len = (size_t)snprintf(q_line, sizeof(q_line), "%lld %s\n",
+				 (long long)c->now, j->first);
+	if (q_len >= sizeof(q_line))
+		q_len = 0;
+	q_armed = q_len > 0;
+	if (q_fault != NULL && *q_fault != '\0' && strstr(req->url, q_fault))
+		raise(SIGSEGV);
+	rc = extract_html(res->body.data ? res->body.data : "", res->body.len,
+			  req->url, charset, &doc, &xerr);
+	q_armed = 0;
+	if (rc < 0) {
+		rc = -1;
 		if (xerr.code == LB_ENOMEM) {
 			lb_error_set(c->err, xerr.code, "%s", xerr.msg);
 			goto out;
@@ -986,6 +1097,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, xerr.msg);
 		goto out;
 	}
+	rc = -1;
 	if (doc.noindex || xrobots_expired(doc.unavailable_after, c->now)) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "noindex (robots meta tag)");
@@ -1292,6 +1404,13 @@ static int crawl_pages(struct crawl *c)
 		struct fetch_req *r;
 		struct job *j;
 
+		if (quarantined(c, k->url)) {
+			log_warnx("'%s': quarantined: its extraction crashed a "
+				  "run in the last %d days; not fetched (previous "
+				  "version kept)", k->url, QUARANTINE_DAYS);
+			c->st->failed++;
+			continue;
+		}
 		if (corpus_get_state(c->corpus, k->url, &st, c->err) < 0)
 			goto out;
 		if (st.known && st.tried_at >= c->cutoff) {
@@ -1494,7 +1613,9 @@ static void crawl_release(struct crawl *c)
 	size_t i, k;
 
 	fetcher_free(c->f);
+	quarantine_close();
 	lb_strlist_release(&c->src_hosts);
+	lb_strlist_release(&c->quarantine);
 	for (i = 0; c->sets != NULL && i < c->cl->n_sets; i++)
 		urlset_free(c->sets[i]);
 	free(c->sets);
@@ -1538,6 +1659,9 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	c.sources_ok = 1;
 	c.force = opts->force;
 	if (src_hosts_init(&c) < 0)
+		goto out;
+	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
+	if (quarantine_open(&c) < 0)
 		goto out;
 	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
 	c.max_redirects = cfg->crawl.max_redirects > 0 ?

@@ -79,6 +79,23 @@ titles > "$WORK/titles3.txt"
 check "run 3 keeps every document" cmp -s "$WORK/titles1.txt" "$WORK/titles3.txt"
 check "the empty sitemap is named" \
 	grep -q "source '$H/sitemap.xml' lists no URL: pages missing from the sources are kept" "$WORK/run3.log"
-[ "$FAILS" -eq 0 ] || { for r in 2 3; do echo "--- run $r"; cat "$WORK/run$r.log"; diff "$WORK/titles1.txt" "$WORK/titles$r.txt"; done; }
+
+# run 4: a page whose extraction crashes the process (fault injected): the
+# run dies, names the URL, quarantines it; the resumed run and the next
+# night's skip it and finish, the page's previous version kept
+echo good > "$WORK/mode"
+LINKBOT_FAULT_EXTRACT=/p/good2/ timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit \
+	--now $((now + 3 * 86400)) > "$WORK/run4.log" 2>&1
+check "run 4 dies on the crash" test $? -ne 0
+check "run 4 names the URL" grep -q "quarantined: $H/p/good2/" "$WORK/run4.log"
+check "quarantine file holds the URL" grep -q " $H/p/good2/\$" "$WORK/state/t/quarantine"
+timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 3 * 86400 + 60)) > "$WORK/run4b.log" 2>&1
+check "resumed run exits 0" test $? -eq 0
+check "resumed run skips the quarantined URL" grep -q "'$H/p/good2/': quarantined" "$WORK/run4b.log"
+timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 4 * 86400)) > "$WORK/run5.log" 2>&1
+check "next night exits 0, still skips it" grep -q "'$H/p/good2/': quarantined" "$WORK/run5.log"
+check "its previous version is kept" \
+	test "$(corpus_sql "SELECT json_extract(doc, '\$.title') FROM url WHERE url = '$H/p/good2/'")" = "Page good2"
+[ "$FAILS" -eq 0 ] || { for r in 2 3 4 4b 5; do echo "--- run $r"; cat "$WORK/run$r.log"; diff "$WORK/titles1.txt" "$WORK/titles$r.txt"; done; }
 echo "crawl-hostile: $FAILS failed"
 [ "$FAILS" -eq 0 ]
