@@ -22,7 +22,8 @@ crawl_config "$cfg" "  timeout_seconds: 5" "      - sitemap: $H/sitemap.xml
 "      blog:
         - \"/p/{kind}/\"
         - \"/h/{n:digits}/\"
-        - \"/c/{name}/\""
+        - \"/c/{name}/\"
+        - \"/x/{name}/\""
 now=$(( $(date +%s) / 86400 * 86400 + 3600 ))
 titles() {
 	corpus_sql "SELECT url, json_extract(doc, '\$.title') FROM url WHERE doc IS NOT NULL ORDER BY url" |
@@ -37,6 +38,11 @@ check "robots.txt over 500 KiB: its first 500 KiB apply, logged" \
 	grep -q "robots.txt of $H is over 512000 bytes: the rest is ignored" "$WORK/run1.log"
 check "robots.txt over 500 KiB: its Disallow holds" \
 	grep -q "p/good3/: excluded: disallowed by robots.txt" "$WORK/run1.log"
+check "gzip bomb: excluded at the body cap, logged" grep -q "/x/gzbomb/: excluded: body larger than" "$WORK/run1.log"
+check "huge page: excluded at the body cap, logged" grep -q "/x/huge/: excluded: body larger than" "$WORK/run1.log"
+check "redirect loop: excluded, logged" grep -q "/x/loop-[ab]/: excluded: redirect loop" "$WORK/run1.log"
+check "invalid UTF-8: indexed, valid UTF-8 out" \
+	python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]).execute(\"SELECT doc FROM url WHERE url LIKE '%/x/badutf8/'\").fetchone()[0]; d.encode('utf-8'); assert 'Bad' in d" "$WORK/state/t/corpus.sqlite"
 # canonicals: only crawled, indexable pages of the configured hosts
 canon() { corpus_sql "SELECT url || ' ' || coalesce(canonical, '-') FROM url WHERE doc IS NOT NULL AND url LIKE '%/c/%' ORDER BY url" | sed "s#$H##g"; }
 check "canonicals: only /c/fine/ (as /c/fine-canon/, crawled) is indexed" \
@@ -68,7 +74,7 @@ for k in http09 garbage; do
 		grep -q "cannot fetch '$H/p/$k/': not an HTTP answer" "$WORK/run2.log"
 done
 check "the shrunk HTML sitemap is named" \
-	grep -q "the sources list 10 of 39 live pages: 29 are missing" "$WORK/run2.log"
+	grep -q "the sources list 11 of 40 live pages: 29 are missing" "$WORK/run2.log"
 check "no page of /p/ or /h/ excluded" test "$(grep ': excluded: ' "$WORK/run2.log" | grep -v robots.txt | grep -c '/[ph]/')" -eq 0
 
 # run 3: the sitemap lists nothing at all

@@ -25,10 +25,13 @@ Besides, in both modes:
   /c/NAME/          pages with odd canonicals (CANON: off-site, a loop, a
                     404, one never listed); the sitemap lists them, and
                     /c/fine/ once more under http://localhost:PORT
+  /x/NAME/          a gzip bomb (64 MB), an 11 MB page, a redirect loop,
+                    invalid UTF-8 declared as UTF-8
   /__hits           "PATH COUNT" lines
 Loopback only; it stops when its parent test kills it.
 """
 import argparse
+import gzip
 import socket
 import threading
 
@@ -43,6 +46,9 @@ CANON = {
     "dead": "/c/missing/",
     "fine": "/c/fine-canon/",
 }
+
+GZBOMB = gzip.compress(b"\0" * (64 << 20), 9)
+HUGE = b"<html><body><p>" + b"lorem ipsum " * (11 << 17) + b"</body></html>"
 
 lock = threading.Lock()
 hits = {}
@@ -98,6 +104,8 @@ def handle(conn, origin, mode_file):
                                for k in KINDS)
                 locs += "".join("<url><loc>%s/c/%s/</loc></url>" % (origin, k)
                                 for k in CANON)
+                locs += "".join("<url><loc>%s/x/%s/</loc></url>" % (origin, k)
+                                for k in ("gzbomb", "huge", "loop-a", "badutf8"))
                 # another host (same server): not a host of the sources
                 locs += ("<url><loc>%s/c/fine/</loc></url>"
                          % origin.replace("127.0.0.1", "localhost"))
@@ -117,6 +125,22 @@ def handle(conn, origin, mode_file):
                                   for i in range(n))
                         + "</body></html>").encode()
                 conn.sendall(answer("200 OK", body))
+                continue
+            if path.startswith("/x/"):
+                name = path[3:].strip("/")
+                if name == "gzbomb":    # 64 MB of zeros in 64 KB of gzip
+                    conn.sendall(answer("200 OK", GZBOMB, extra="Content-Encoding: gzip\r\n"))
+                elif name == "huge":    # 11 MB of HTML, over the 10 MiB cap
+                    conn.sendall(answer("200 OK", HUGE))
+                elif name in ("loop-a", "loop-b"):
+                    nxt = "loop-b" if name == "loop-a" else "loop-a"
+                    conn.sendall(("HTTP/1.1 302 Found\r\nLocation: /x/%s/\r\n"
+                                  "Content-Length: 0\r\n\r\n" % nxt).encode())
+                elif name == "badutf8":  # declared UTF-8, it is not
+                    conn.sendall(answer("200 OK", b"<title>Bad \xff\xfe\xc3(</title>"
+                                        b"<h1>Bad \xed\xa0\x80 utf8</h1><p>text \xc0\xaf</p>"))
+                else:
+                    conn.sendall(answer("404 Not Found", b"gone", "text/plain"))
                 continue
             if path.startswith("/c/"):
                 name = path[3:].strip("/")
