@@ -529,7 +529,8 @@ void urlset_free(struct lb_urlset *s)
 	free(s);
 }
 
-int urlset_match(const struct lb_urlset *s, const char *url)
+/* hosted: only plain patterns that name a host count as a match. */
+static int set_match(const struct lb_urlset *s, const char *url, int hosted)
 {
 	struct parts pt;
 	char *copy;
@@ -550,38 +551,21 @@ int urlset_match(const struct lb_urlset *s, const char *url)
 			hit = 0;
 			break;
 		}
-		hit = 1;
+		if (!hosted || s->p[i].host != NULL)
+			hit = 1;
 	}
 	free(copy);
 	return hit;
 }
 
+int urlset_match(const struct lb_urlset *s, const char *url)
+{
+	return set_match(s, url, 0);
+}
+
 int urlset_match_hosted(const struct lb_urlset *s, const char *url)
 {
-	struct parts pt;
-	char *copy;
-	size_t i;
-	int hit = 0;
-
-	if (s == NULL || url == NULL || (copy = strdup(url)) == NULL)
-		return 0;
-	if (split_url(copy, &pt) < 0) {
-		free(copy);
-		return 0;
-	}
-	trim_slash(pt.path);
-	for (i = 0; i < s->n; i++) {
-		if (!pattern_match(&s->p[i], &pt))
-			continue;
-		if (s->p[i].negative) {
-			hit = 0;
-			break;
-		}
-		if (s->p[i].host != NULL)
-			hit = 1;
-	}
-	free(copy);
-	return hit;
+	return set_match(s, url, 1);
 }
 
 int urlpattern_valid(const char *pattern, struct lb_error *err)

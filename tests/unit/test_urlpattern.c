@@ -124,6 +124,18 @@ static void test_sets(void **state)
 	assert_false(urlset_match(s, "http://h/about"));
 	urlset_free(s);
 	urlset_free(NULL);
+	/* hosted: only patterns that name a host vouch for the URL's host */
+	{
+		char *w[] = { "a.example/blog/*", "/news/*", "!a.example/blog/x" };
+		struct lb_strlist l2 = { w, 3 };
+
+		assert_int_equal(urlset_compile(&l2, &s, &err), 0);
+		assert_true(urlset_match_hosted(s, "http://a.example/blog/y"));
+		assert_false(urlset_match_hosted(s, "http://a.example/blog/x"));
+		assert_false(urlset_match_hosted(s, "http://evil.example/news/y"));
+		assert_true(urlset_match(s, "http://evil.example/news/y"));
+		urlset_free(s);
+	}
 }
 
 static void test_invalid(void **state)
