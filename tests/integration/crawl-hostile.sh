@@ -102,6 +102,20 @@ timeout 120 "$LINKBOT" crawl -c "$cfg" --no-rate-limit --now $((now + 4 * 86400)
 check "next night exits 0, still skips it" grep -q "'$H/p/good2/': quarantined" "$WORK/run5.log"
 check "its previous version is kept" \
 	test "$(corpus_sql "SELECT json_extract(doc, '\$.title') FROM url WHERE url = '$H/p/good2/'")" = "Page good2"
+
+# many hosts: a sitemap naming 100 hosts (a pattern that names them): at
+# most 64 transfers in flight over all hosts, every page fetched
+cfg2=$WORK/many.yaml
+crawl_config "$cfg2" "  timeout_seconds: 20" "      - sitemap: $H/sitemap-many.xml" \
+"      blog:
+        - \"*.localhost/slow/{n}/\""
+sed -i "s#^state: .*#state: $WORK/state-many#" "$cfg2"
+timeout 120 "$LINKBOT" crawl -c "$cfg2" --no-rate-limit --now $now > "$WORK/many.log" 2>&1
+check "many hosts: exits 0" test $? -eq 0
+check "many hosts: at most 64 in flight" test "$(curl -s "$H/__inflight")" -le 64
+check "many hosts: the cap is logged" grep -q "transfers in flight: the other hosts wait" "$WORK/many.log"
+check "many hosts: all 200 pages indexed" \
+	test "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM url WHERE doc IS NOT NULL').fetchone()[0])" "$WORK/state-many/t/corpus.sqlite")" -eq 200
 [ "$FAILS" -eq 0 ] || { for r in 2 3 4 4b 5; do echo "--- run $r"; cat "$WORK/run$r.log"; diff "$WORK/titles1.txt" "$WORK/titles$r.txt"; done; }
 echo "crawl-hostile: $FAILS failed"
 [ "$FAILS" -eq 0 ]

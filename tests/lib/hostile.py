@@ -27,6 +27,9 @@ Besides, in both modes:
                     /c/fine/ once more under http://localhost:PORT
   /x/NAME/          a gzip bomb (64 MB), an 11 MB page, a redirect loop,
                     invalid UTF-8 declared as UTF-8
+  /sitemap-many.xml 200 pages /slow/N/ (0.3 s each) on 100 host names
+                    hN.localhost (curl resolves them to 127.0.0.1)
+  /__inflight       the most /slow/ requests served at once
   /__hits           "PATH COUNT" lines
 Loopback only; it stops when its parent test kills it.
 """
@@ -34,6 +37,7 @@ import argparse
 import gzip
 import socket
 import threading
+import time
 
 KINDS = ["empty", "blank", "http09", "garbage", "shortcl", "good",
          "good2", "good3"]
@@ -51,6 +55,8 @@ GZBOMB = gzip.compress(b"\0" * (64 << 20), 9)
 HUGE = b"<html><body><p>" + b"lorem ipsum " * (11 << 17) + b"</body></html>"
 
 lock = threading.Lock()
+inflight = 0
+max_inflight = 0
 hits = {}
 
 
@@ -87,6 +93,28 @@ def handle(conn, origin, mode_file):
                     mode = m.read().strip()
             except OSError:
                 mode = "good"
+            if path == "/sitemap-many.xml":
+                # 200 slow pages on 100 hosts (h0.localhost ... h99.localhost)
+                locs = "".join("<url><loc>http://h%d.localhost:%s/slow/%d/</loc></url>"
+                               % (i % 100, origin.rsplit(":", 1)[1], i)
+                               for i in range(200))
+                conn.sendall(answer("200 OK", ('<?xml version="1.0"?><urlset>%s'
+                                               '</urlset>' % locs).encode(),
+                                    "application/xml"))
+                continue
+            if path.startswith("/slow/"):
+                global inflight, max_inflight
+                with lock:
+                    inflight += 1
+                    max_inflight = max(max_inflight, inflight)
+                time.sleep(0.3)
+                with lock:
+                    inflight -= 1
+                conn.sendall(answer("200 OK", page("Slow %s" % path[6:-1])))
+                continue
+            if path == "/__inflight":
+                conn.sendall(answer("200 OK", b"%d\n" % max_inflight, "text/plain"))
+                continue
             if path == "/__hits":
                 with lock:
                     body = "".join("%s %d\n" % kv for kv in sorted(hits.items()))
