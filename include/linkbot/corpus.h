@@ -73,6 +73,13 @@ int corpus_failed(struct lb_corpus *c, const char *url, int status,
 int corpus_touch(struct lb_corpus *c, const char *url, const char *sets,
 		 const char *lastmod, int64_t at, struct lb_error *err);
 
+/*
+ * Not fetched (the sitemap's <lastmod> is the stored one): the sets are
+ * recomputed (sets "" excludes it), tried_at is `at`, fetched_at stays.
+ */
+int corpus_skip(struct lb_corpus *c, const char *url, const char *sets,
+		int64_t at, struct lb_error *err);
+
 /* Deletes every trace of url (gone from the sources). */
 int corpus_forget(struct lb_corpus *c, const char *url, struct lb_error *err);
 
@@ -130,6 +137,9 @@ int corpus_dead_canonicals(struct lb_corpus *c, struct lb_strlist *out,
 int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 		     int64_t *cutoff, struct lb_error *err);
 int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err);
+/* 1 if the run begun is a --force run: this one's flag, or the flag of
+ * the unfinished run it resumes (a killed --force run stays one). */
+int corpus_run_forced(const struct lb_corpus *c);
 
 /*
  * The corpus between CI runs, in the store under _state/<client>/

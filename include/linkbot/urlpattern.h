@@ -8,7 +8,10 @@
  * Wildcards:
  *   {name}  one or more characters, none of them '/' or '?': one path segment
  *           (the name is documentation only).
+ *   {name:class}  the same, restricted to a class: digits, letters, alnum,
+ *           lower, upper, hex, or [a-z0-9-] (ranges, '^' first negates).
  *   *       zero or more characters of any kind, '/' included.
+ * Matching is linear in the URL (an automaton, no backtracking).
  * Everything else matches itself: the path case-sensitively, scheme and host
  * case-insensitively. The whole URL must match, not a prefix of it.
  * Trailing '/' is not significant (the page ID ignores it too): `/blog/{slug}`
@@ -55,6 +58,10 @@ void urlset_free(struct lb_urlset *s);
 
 /* 1 if the absolute http(s) URL belongs to the set, 0 if not or unparsable. */
 int urlset_match(const struct lb_urlset *s, const char *url);
+
+/* The same, counting only the plain patterns that name a host: 1 if the
+ * URL's host is one the set names (the crawler's off-site check). */
+int urlset_match_hosted(const struct lb_urlset *s, const char *url);
 
 /* 1 if the pattern syntax is valid (config validation); fills err if not. */
 int urlpattern_valid(const char *pattern, struct lb_error *err);

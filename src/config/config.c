@@ -1159,6 +1159,92 @@ static int one_document(yaml_parser_t *parser, const char *name,
 	return rc;
 }
 
+/*
+ * YAML aliases: libyaml loads "*a" as a second reference to the anchored
+ * node, so nine aliases of nine aliases of ... (a billion laughs) is a
+ * small document that the readers below would walk in exponential time,
+ * and "&a [*a]" is a cycle. The size of the document with every alias
+ * expanded is counted once per node (memoised) and must stay under
+ * CFG_MAX_NODES, its nesting under CFG_MAX_DEPTH.
+ */
+#define CFG_MAX_NODES 100000
+#define CFG_MAX_DEPTH 64
+
+static int expanded(struct ctx *c, int idx, size_t *memo, unsigned char *busy,
+		    int depth, size_t *out)
+{
+	yaml_node_t *n = node(c, idx);
+	size_t i = (size_t)idx - 1, total = 1, sub;
+
+	if (n == NULL) {
+		*out = 0;
+		return 0;
+	}
+	if (memo[i] != 0) {
+		*out = memo[i];
+		return 0;
+	}
+	if (busy[i] || depth > CFG_MAX_DEPTH)
+		return cfg_error(c, n, "YAML nested too deep or an alias "
+				 "inside itself (at most %d levels)",
+				 CFG_MAX_DEPTH);
+	busy[i] = 1;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+
+		for (it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			if (expanded(c, *it, memo, busy, depth + 1, &sub) < 0)
+				return -1;
+			total += sub;
+			if (total > CFG_MAX_NODES)
+				break;
+		}
+	} else if (n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p;
+
+		for (p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			if (expanded(c, p->key, memo, busy, depth + 1, &sub) < 0)
+				return -1;
+			total += sub;
+			if (expanded(c, p->value, memo, busy, depth + 1, &sub) <
+			    0)
+				return -1;
+			total += sub;
+			if (total > CFG_MAX_NODES)
+				break;
+		}
+	}
+	busy[i] = 0;
+	if (total > CFG_MAX_NODES)
+		return cfg_error(c, n, "YAML aliases expand to more than %d "
+				 "nodes", CFG_MAX_NODES);
+	memo[i] = total;
+	*out = total;
+	return 0;
+}
+
+static int yaml_expansion_check(struct ctx *c)
+{
+	size_t n = (size_t)(c->doc->nodes.top - c->doc->nodes.start), total;
+	size_t *memo;
+	unsigned char *busy;
+	int rc = -1;
+
+	if (n == 0)
+		return 0;
+	memo = calloc(n, sizeof(*memo));
+	busy = calloc(n, 1);
+	if (memo == NULL || busy == NULL)
+		lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	else
+		rc = expanded(c, 1, memo, busy, 0, &total);
+	free(memo);
+	free(busy);
+	return rc;
+}
+
 int config_parse(const char *name, const char *text, size_t len,
 		 struct lb_config **out, struct lb_error *err)
 {
@@ -1181,6 +1267,8 @@ int config_parse(const char *name, const char *text, size_t len,
 		goto out;
 	}
 	have_doc = 1;
+	if (yaml_expansion_check(&c) < 0)
+		goto out;
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

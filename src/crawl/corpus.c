@@ -23,8 +23,8 @@
 
 enum stmt {
 	S_PUT, S_EXCLUDE, S_FAILED, S_TOUCH, S_FORGET, S_STATE, S_URLS,
-	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S_SIDE_ADD,
-	S_SIDE_DEL, S_SIDE_LIST, S__COUNT
+	S_PAGES, S_COUNT, S_LAST_RUN, S_NEW_RUN, S_END_RUN, S_SKIP,
+	S_RUN_FORCE, S_SIDE_ADD, S_SIDE_DEL, S_SIDE_LIST, S__COUNT
 };
 
 static const char *const sql[S__COUNT] = {
@@ -61,9 +61,18 @@ static const char *const sql[S__COUNT] = {
 	[S_COUNT] =
 	"SELECT count(DISTINCT canonical) FROM url WHERE doc IS NOT NULL",
 	[S_LAST_RUN] =
-	"SELECT id, started_at, finished_at FROM run ORDER BY id DESC LIMIT 1",
+	"SELECT id, started_at, finished_at, force FROM run"
+	" ORDER BY id DESC LIMIT 1",
 	[S_NEW_RUN] = "INSERT INTO run(started_at, force) VALUES(?1, ?2)",
 	[S_END_RUN] = "UPDATE run SET finished_at = ?2 WHERE id = ?1",
+	/* not fetched: fetched_at stays, so the trust in an unchanged
+	 * <lastmod> runs out LASTMOD_TRUST after the last real fetch */
+	[S_SKIP] =
+	"UPDATE url SET sets = ?2, tried_at = ?3,"
+	" doc = CASE WHEN ?2 = '' THEN NULL ELSE doc END,"
+	" canonical = CASE WHEN ?2 = '' THEN NULL ELSE canonical END"
+	" WHERE url = ?1",
+	[S_RUN_FORCE] = "UPDATE run SET force = 1 WHERE id = ?1",
 	[S_SIDE_ADD] =
 	"INSERT INTO side(url, added_at) VALUES(?1, ?2)"
 	" ON CONFLICT(url) DO NOTHING",
@@ -95,6 +104,7 @@ struct lb_corpus {
 	char *path;
 	sqlite3_stmt *st[S__COUNT];
 	int64_t run_id;
+	int run_force;		/* the run (resumed or new) is a --force run */
 };
 
 static int db_error(struct lb_corpus *c, struct lb_error *err,
@@ -431,14 +441,21 @@ int corpus_dead_canonicals(struct lb_corpus *c, struct lb_strlist *out,
 	/* b: the row of the URL that a's canonical names, when that URL was
 	 * crawled and is not indexable: noindex or out of the sets (200), a
 	 * redirect that went wrong (3xx), gone or refused (4xx but 429).
-	 * Failures (5xx, network) and robots.txt refusals (0) prove nothing. */
+	 * Failures (5xx, network) and robots.txt refusals (0) prove nothing.
+	 * Or b is live but its own page names another canonical URL (not
+	 * after a redirect): a loop (A says B, B says A) or a chain, where a
+	 * link to b would carry a's title under b's URL: status -1. */
 	static const char q[] =
-		"SELECT a.url, a.canonical, b.status FROM url a"
+		"SELECT a.url, a.canonical,"
+		" CASE WHEN b.doc IS NULL THEN b.status ELSE -1 END FROM url a"
 		" JOIN url b ON b.url = a.canonical"
 		" WHERE a.doc IS NOT NULL AND a.url != a.canonical"
-		" AND b.doc IS NULL AND b.tried_at > 0"
+		" AND b.tried_at > 0"
+		" AND ((b.doc IS NULL"
 		" AND (b.status = 200 OR (b.status >= 300 AND b.status < 500"
-		" AND b.status != 429 AND b.status != 304))"
+		" AND b.status != 429 AND b.status != 304)))"
+		" OR (b.doc IS NOT NULL AND b.canonical != b.url"
+		" AND coalesce(b.final_url, b.url) = b.url))"
 		" ORDER BY a.url";
 	sqlite3_stmt *s = NULL;
 	struct lb_buf line;
@@ -646,13 +663,25 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 		int64_t id = sqlite3_column_int64(s, 0);
 		int64_t started = sqlite3_column_int64(s, 1);
 		int finished = sqlite3_column_type(s, 2) != SQLITE_NULL;
+		int was_forced = sqlite3_column_int(s, 3) != 0;
 		sqlite3_reset(s);
 		if (started / 86400 == now / 86400 && started <= now) {
 			if (!finished) {
 				c->run_id = id;
 				*cutoff = started;
-				log_info("resuming the crawl started at %lld",
-					 (long long)started);
+				/* a --force run killed and resumed stays one */
+				c->run_force = was_forced || force;
+				log_info("resuming the crawl started at %lld%s",
+					 (long long)started, c->run_force ?
+					 " (--force)" : "");
+				if (force && !was_forced) {
+					if ((s = prep(c, S_RUN_FORCE, err)) ==
+					    NULL)
+						return -1;
+					sqlite3_bind_int64(s, 1, id);
+					return step_done(c, s, err, "cannot "
+							 "record the run");
+				}
 				return 0;
 			}
 			if (!force) {
@@ -672,7 +701,26 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 	if (step_done(c, s, err, "cannot record the run") < 0)
 		return -1;
 	c->run_id = sqlite3_last_insert_rowid(c->db);
+	c->run_force = force;
 	return 0;
+}
+
+int corpus_run_forced(const struct lb_corpus *c)
+{
+	return c->run_force;
+}
+
+int corpus_skip(struct lb_corpus *c, const char *url, const char *sets,
+		int64_t at, struct lb_error *err)
+{
+	sqlite3_stmt *s = prep(c, S_SKIP, err);
+
+	if (s == NULL)
+		return -1;
+	bind_text(s, 1, url);
+	bind_text(s, 2, sets ? sets : "");
+	sqlite3_bind_int64(s, 3, at);
+	return step_done(c, s, err, "cannot update a page");
 }
 
 int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err)

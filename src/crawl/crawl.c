@@ -26,11 +26,14 @@
  * network errors, robots.txt unreachable = failed (the previous version
  * stays, retried next run). Each outcome is committed at once.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/crawl.h"
@@ -69,6 +72,7 @@ struct job {
 	char *canonical;		/* the stored page's, when live */
 	char *cond_url;			/* the hop that gets If-None-Match */
 	char *etag, *last_modified;
+	int from_canonical;		/* queued as another page's canonical */
 };
 
 enum robots_state { R_UNKNOWN, R_PENDING, R_READY, R_UNREACHABLE, R_REFUSED };
@@ -103,6 +107,9 @@ struct crawl {
 	size_t *slots;			/* index + 1, 0 = empty */
 	size_t n_slots;
 	int sources_ok;
+	int force;			/* --force, or resuming a --force run */
+	struct lb_strlist src_hosts;	/* hosts of the client's sources */
+	struct lb_strlist quarantine;	/* URLs whose extraction crashed */
 	long sitemaps;
 	struct lb_strlist sitemap_urls;	/* read once per run */
 	int cand_full;
@@ -253,6 +260,70 @@ static int cand_rehash(struct crawl *c)
  * a page whose canonical URL points outside a set (another section, another
  * host) is not a page of that set.
  */
+/* The host of an absolute URL (no port): s[0..*n). */
+static const char *host_span(const char *url, size_t *n)
+{
+	const char *h = strstr(url, "://"), *e;
+
+	if (h == NULL) {
+		*n = 0;
+		return url;
+	}
+	h += 3;
+	if (*h == '[')
+		e = h + strcspn(h, "]/?#") + (h[strcspn(h, "]/?#")] == ']');
+	else
+		e = h + strcspn(h, ":/?#");
+	*n = (size_t)(e - h);
+	return h;
+}
+
+/*
+ * Links only where they belong: a URL is in a set when a pattern that names
+ * its host matches it, or when a pattern without a host matches it and its
+ * host is one of the client's sources'. So a hostile sitemap, a side crawl
+ * or a redirect cannot bring in (nor a canonical point to) another site's
+ * pages through a pattern like "/blog/{slug}".
+ */
+static int in_set(const struct crawl *c, size_t i, const char *url)
+{
+	const char *h;
+	size_t n, k;
+
+	if (urlset_match_hosted(c->sets[i], url))
+		return 1;
+	if (!urlset_match(c->sets[i], url))
+		return 0;
+	h = host_span(url, &n);
+	for (k = 0; k < c->src_hosts.n; k++)
+		if (strlen(c->src_hosts.v[k]) == n &&
+		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Collects the hosts of the client's sources (config-given, trusted). */
+static int src_hosts_init(struct crawl *c)
+{
+	size_t i, n;
+	char *u = NULL, *h;
+	const char *p;
+
+	for (i = 0; i < c->cl->n_sources; i++) {
+		if (url_normalize(c->cl->sources[i].url, NULL, &u) < 0)
+			continue;
+		p = host_span(u, &n);
+		h = strndup(p, n);
+		free(u);
+		if (h == NULL || lb_strlist_add(&c->src_hosts, h, c->err) < 0) {
+			free(h);
+			return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+		}
+		free(h);
+	}
+	return 0;
+}
+
 static int sets_of(const struct crawl *c, const char *first,
 		   const char *last, const char *canon, struct lb_buf *b)
 {
@@ -262,9 +333,8 @@ static int sets_of(const struct crawl *c, const char *first,
 	if (lb_buf_adds(b, "", c->err) < 0)
 		return -1;
 	for (i = 0; i < c->cl->n_sets; i++) {
-		if (!urlset_match(c->sets[i], first) ||
-		    !urlset_match(c->sets[i], last) ||
-		    (canon != NULL && !urlset_match(c->sets[i], canon)))
+		if (!in_set(c, i, first) || !in_set(c, i, last) ||
+		    (canon != NULL && !in_set(c, i, canon)))
 			continue;
 		if (b->len > 0 && lb_buf_addc(b, ',', c->err) < 0)
 			return -1;
@@ -279,7 +349,7 @@ static int in_some_set(const struct crawl *c, const char *url)
 	size_t i;
 
 	for (i = 0; i < c->cl->n_sets; i++)
-		if (urlset_match(c->sets[i], url))
+		if (in_set(c, i, url))
 			return 1;
 	return 0;
 }
@@ -442,6 +512,7 @@ static int queue_page(struct crawl *c, struct fetch_req *req, int front)
 		}
 		((struct job *)rr->udata)->host = hi;
 		rr->cap = LB_ROBOTS_MAX_BYTES;
+		rr->truncate = 1;
 		h->state = R_PENDING;
 		if (fetcher_add(c->f, rr, 1, c->err) < 0) {
 			req_drop(req);
@@ -525,6 +596,8 @@ static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		h->state = R_READY;	/* RFC 9309 2.3.1.3: allow all */
 	} else if (res->error == FE_TOOBIG && res->body.len > 0) {
 		/* beyond 500 KiB: parse what arrived (RFC 9309 2.5) */
+		log_warnx("robots.txt of %s is over %d bytes: the rest is "
+			  "ignored", h->origin, LB_ROBOTS_MAX_BYTES);
 		if (robots_parse(res->body.data, res->body.len, "LinkBot",
 				 &h->robots, c->err) < 0) {
 			req_drop(req);
@@ -562,7 +635,17 @@ struct src_ctx {
 	struct crawl *c;
 	struct job *j;
 	const char *base;
+	size_t entries;		/* <url>s and <sitemap>s read */
 };
+
+/* A source that parsed but lists nothing: an error page, a broken deploy,
+ * a template that lost its list. Never a reason to remove every page. */
+static void source_empty(struct crawl *c, const char *url)
+{
+	log_warnx("source '%s' lists no URL: pages missing from the sources "
+		  "are kept this run", url);
+	c->sources_ok = 0;
+}
 
 /* 1 if url was already queued as a sitemap; else remembers it. */
 static int sitemap_seen(struct crawl *c, const char *url)
@@ -622,6 +705,7 @@ static int on_sitemap_entry(void *arg, int is_index, const char *loc,
 {
 	struct src_ctx *s = arg;
 
+	s->entries++;
 	if (is_index)
 		return add_sitemap(s->c, loc, s->base, s->j->filter,
 				   s->j->depth + 1);
@@ -659,6 +743,8 @@ static int read_html_sitemap(struct crawl *c, const char *url,
 		c->sources_ok = 0;
 		goto out;
 	}
+	if (links.n == 0)
+		source_empty(c, url);
 	if (base != NULL && url_normalize(base, url, &abs) < 0)
 		abs = NULL;
 	for (i = 0; i < links.n && rc == 0; i++)
@@ -683,6 +769,8 @@ static int read_sitemap(struct crawl *c, struct src_ctx *s, const char *url,
 			return -1;
 		log_warnx("cannot parse sitemap '%s': %s", url, perr.msg);
 		c->sources_ok = 0;
+	} else if (s->entries == 0) {
+		source_empty(c, url);
 	}
 	return 0;
 }
@@ -690,7 +778,7 @@ static int read_sitemap(struct crawl *c, struct src_ctx *s, const char *url,
 static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		       struct fetch_res *res)
 {
-	struct src_ctx s = { c, j, req->url };
+	struct src_ctx s = { c, j, req->url, 0 };
 	int rc = 0;
 
 	if (res->error == FE_OK && res->status >= 300 && res->status < 400 &&
@@ -719,6 +807,14 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			h->state = R_READY;
 		req_drop(req);
 		return 0;
+	}
+	if (j->kind == J_SRC_ROBOTS && res->error == FE_TOOBIG &&
+	    res->body.len > 0) {
+		/* RFC 9309 2.5: the first 500 KiB are parsed */
+		log_warnx("robots.txt '%s' is over %d bytes: the rest is "
+			  "ignored", j->first, LB_ROBOTS_MAX_BYTES);
+		res->error = FE_OK;
+		res->status = 200;
 	}
 	if (res->error != FE_OK || res->status != 200) {
 		log_warnx("cannot read source '%s': %s", j->first,
@@ -803,6 +899,163 @@ static char *charset_of(const char *ct)
 	return n ? strndup(p, n) : NULL;
 }
 
+/*
+ * Quarantine. The parser limits (extract/limit.c) keep known bombs out,
+ * but should a page still crash the process while it is extracted, the
+ * signal handler appends "TIME URL" to <state>/<client>/quarantine and
+ * says so on stderr (write(2) only: async-signal-safe), then dies as it
+ * would have. The next run (the resumed one, and those of the next
+ * QUARANTINE_DAYS days) logs the URL and does not fetch it, so one page
+ * cannot take every later night down with it. kill -9 quarantines
+ * nothing. LINKBOT_FAULT_EXTRACT=SUBSTRING (tests only) crashes the
+ * extraction of the URLs that contain it.
+ */
+#define QUARANTINE_DAYS 7
+
+static int q_fd = -1;
+static volatile sig_atomic_t q_armed;
+static char q_line[4200];
+static size_t q_len;
+static const char *q_fault;
+
+static void q_handler(int sig)
+{
+	static const char msg[] = "linkbot: crawl: fatal signal while "
+				  "extracting a page; quarantined: ";
+	if (q_armed && q_fd >= 0) {
+		(void)!write(q_fd, q_line, q_len);
+		(void)!write(2, msg, sizeof(msg) - 1);
+		(void)!write(2, strchr(q_line, ' ') + 1,
+			     q_len - (size_t)(strchr(q_line, ' ') + 1 - q_line));
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Reads the quarantine, arms the handler; -1 only for no memory. */
+static int quarantine_open(struct crawl *c)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	char path[4096], *data = NULL, *line, *save = NULL;
+	struct lb_error rerr;
+	size_t len = 0, i;
+	struct sigaction sa;
+
+	if (c->cfg->state_dir == NULL)
+		return 0;
+	q_fault = getenv("LINKBOT_FAULT_EXTRACT");
+	snprintf(path, sizeof(path), "%s/%s/quarantine", c->cfg->state_dir,
+		 c->cl->id);
+	lb_error_init(&rerr);
+	if (lb_file_read(path, 1 << 20, &data, &len, &rerr) == 0) {
+		for (line = strtok_r(data, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save)) {
+			long long at = atoll(line);
+			char *u = strchr(line, ' ');
+
+			if (u == NULL || c->now - at >= QUARANTINE_DAYS * 86400)
+				continue;
+			if (lb_strlist_add(&c->quarantine, u + 1, c->err) < 0) {
+				free(data);
+				return -1;
+			}
+		}
+		free(data);
+	}
+	if ((q_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			 0644)) < 0)
+		return 0;	/* no quarantine, no harm */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = q_handler;
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	return 0;
+}
+
+static void quarantine_close(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	size_t i;
+
+	if (q_fd < 0)
+		return;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	close(q_fd);
+	q_fd = -1;
+}
+
+static int quarantined(const struct crawl *c, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < c->quarantine.n; i++)
+		if (strcmp(c->quarantine.v[i], url) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 if the body holds nothing but white space (or a BOM). */
+static int blank(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	for (; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' &&
+		    s[i] != '\r' && s[i] != '\f' && s[i] != '\0')
+			return 0;
+	return 1;
+}
+
+/*
+ * A canonical URL that no source lists was never crawled: it may be a 404
+ * or another page altogether, and the page would be linked under it. It is
+ * crawled in this run (once: not the canonical's canonical), so that
+ * drop_dead_canonicals() judges it like any listed one.
+ */
+static int queue_canonical(struct crawl *c, const char *canon)
+{
+	struct fetch_req *r;
+	struct job *j;
+	struct lb_url_state st;
+	size_t before = c->n_cand;
+
+	if (cand_find(c, canon) >= 0)
+		return 0;
+	if (cand_add(c, canon, NULL, NULL) < 0)
+		return -1;
+	if (c->n_cand == before)
+		return 0;	/* in no set: the sets' check excludes */
+	if (corpus_get_state(c->corpus, canon, &st, c->err) < 0)
+		return -1;
+	if (st.known && st.tried_at >= c->cutoff) {
+		corpus_state_release(&st);
+		return 0;
+	}
+	if ((r = job_req(J_PAGE, canon, c->err)) == NULL) {
+		corpus_state_release(&st);
+		return -1;
+	}
+	j = r->udata;
+	r->html_only = 1;
+	j->from_canonical = 1;
+	j->was_live = st.live;
+	if (st.live) {
+		j->canonical = st.canonical;
+		st.canonical = NULL;
+	}
+	corpus_state_release(&st);
+	log_info("%s: canonical URL of another page, not in the sources: "
+		 "crawled to check it", canon);
+	c->queued_pages++;
+	if (c->prog_on)
+		progress_set_total(&c->prog, c->queued_pages);
+	return queue_page(c, r, 0);
+}
+
 static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		   struct fetch_res *res)
 {
@@ -828,8 +1081,25 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 				  "noindex (X-Robots-Tag)");
 		goto out;
 	}
-	if (extract_html(res->body.data ? res->body.data : "", res->body.len,
-			 req->url, charset, &doc, &xerr) < 0) {
+	if (blank(res->body.data, res->body.len)) {
+		/* a broken deploy or a failing backend, not a new page:
+		 * never replaces a good document */
+		rc = page_failed(c, j, res->status, req->url,
+				 "200 with an empty or blank body");
+		goto out;
+	}
+	q_len = (size_t)snprintf(q_line, sizeof(q_line), "%lld %s\n",
+				 (long long)c->now, j->first);
+	if (q_len >= sizeof(q_line))
+		q_len = 0;
+	q_armed = q_len > 0;
+	if (q_fault != NULL && *q_fault != '\0' && strstr(req->url, q_fault))
+		raise(SIGSEGV);
+	rc = extract_html(res->body.data ? res->body.data : "", res->body.len,
+			  req->url, charset, &doc, &xerr);
+	q_armed = 0;
+	if (rc < 0) {
+		rc = -1;
 		if (xerr.code == LB_ENOMEM) {
 			lb_error_set(c->err, xerr.code, "%s", xerr.msg);
 			goto out;
@@ -837,6 +1107,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, xerr.msg);
 		goto out;
 	}
+	rc = -1;
 	if (doc.noindex || xrobots_expired(doc.unavailable_after, c->now)) {
 		rc = page_exclude(c, j, res->status, req->url,
 				  "noindex (robots meta tag)");
@@ -858,6 +1129,9 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		rc = page_exclude(c, j, res->status, req->url, why);
 		goto out;
 	}
+	if (!j->from_canonical && strcmp(canon, req->url) != 0 &&
+	    strcmp(canon, j->first) != 0 && queue_canonical(c, canon) < 0)
+		goto out;
 	memset(&meta, 0, sizeof(meta));
 	meta.url = j->first;
 	meta.final_url = req->url;
@@ -866,7 +1140,10 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	meta.last_modified = res->last_modified;
 	meta.lastmod = j->lastmod;
 	meta.fetched_at = c->now;
-	if (corpus_put(c->corpus, &meta, &doc, sets.data, c->err) < 0)
+	/* a page crawled only as another's canonical URL belongs to no set
+	 * of its own: it lends its document to the pages that name it */
+	if (corpus_put(c->corpus, &meta, &doc, j->from_canonical ? "" :
+		       sets.data, c->err) < 0)
 		goto out;
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
@@ -1050,8 +1327,10 @@ static int read_sources(struct crawl *c)
 		case LB_SOURCE_ROBOTS:
 		default:
 			r = job_req(J_SRC_ROBOTS, url, c->err);
-			if (r != NULL)
+			if (r != NULL) {
 				r->cap = LB_ROBOTS_MAX_BYTES;
+				r->truncate = 1;
+			}
 			break;
 		}
 		free(url);
@@ -1276,6 +1555,13 @@ static int crawl_pages(struct crawl *c)
 		struct fetch_req *r;
 		struct job *j;
 
+		if (quarantined(c, k->url)) {
+			log_warnx("'%s': quarantined: its extraction crashed a "
+				  "run in the last %d days; not fetched (previous "
+				  "version kept)", k->url, QUARANTINE_DAYS);
+			c->st->failed++;
+			continue;
+		}
 		if (corpus_get_state(c->corpus, k->url, &st, c->err) < 0)
 			goto out;
 		if (st.known && st.tried_at >= c->cutoff) {
@@ -1283,13 +1569,13 @@ static int crawl_pages(struct crawl *c)
 			continue;	/* done earlier in this run */
 		}
 		if (st.live && k->lastmod != NULL && st.lastmod != NULL &&
-		    strcmp(k->lastmod, st.lastmod) == 0 && !c->opts->force &&
+		    strcmp(k->lastmod, st.lastmod) == 0 && !c->force &&
 		    c->now - st.fetched_at < LASTMOD_TRUST) {
 			/* unchanged per the sitemap: no fetch */
 			if (sets_of(c, k->url, st.final_url ? st.final_url :
 				    k->url, st.canonical, &sets) < 0 ||
-			    corpus_touch(c->corpus, k->url, sets.data, NULL,
-					 c->now, c->err) < 0) {
+			    corpus_skip(c->corpus, k->url, sets.data, c->now,
+					c->err) < 0) {
 				corpus_state_release(&st);
 				goto out;
 			}
@@ -1322,7 +1608,7 @@ static int crawl_pages(struct crawl *c)
 			lb_error_set(c->err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (st.live && !c->opts->force &&
+		if (st.live && !c->force &&
 		    (st.etag != NULL || st.last_modified != NULL)) {
 			j->cond_url = st.final_url ? st.final_url :
 						     strdup(k->url);
@@ -1386,17 +1672,77 @@ static int drop_dead_canonicals(struct crawl *c)
 		*status++ = '\0';
 		if (cand_find(c, canon) < 0)
 			continue;	/* not listed this run: its row is stale */
-		log_info("%s: excluded: its canonical URL %s is not indexable "
-			 "(%s)", url, canon, strcmp(status, "200") == 0 ?
-			 "noindex or out of the sets" : status);
+		if (strcmp(status, "-1") == 0)
+			log_info("%s: excluded: its canonical URL %s names "
+				 "another canonical URL (a loop or a chain)",
+				 url, canon);
+		else
+			log_info("%s: excluded: its canonical URL %s is not "
+				 "indexable (%s)", url, canon,
+				 strcmp(status, "200") == 0 ?
+				 "noindex or out of the sets" : status);
 		c->st->excluded++;
-		if (corpus_exclude(c->corpus, url, atoi(status), c->now,
-				   c->err) < 0)
+		if (corpus_exclude(c->corpus, url, strcmp(status, "-1") == 0 ?
+				   200 : atoi(status), c->now, c->err) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
 	lb_strlist_release(&dead);
+	return rc;
+}
+
+struct shrink {
+	struct crawl *c;
+	size_t live, gone;
+	struct lb_strlist urls;	/* live and unlisted */
+};
+
+static int count_gone(const char *url, int live, void *arg)
+{
+	struct shrink *k = arg;
+
+	if (!live)
+		return 0;
+	k->live++;
+	if (cand_find(k->c, url) >= 0)
+		return 0;
+	k->gone++;
+	return lb_strlist_add(&k->urls, url, k->c->err);
+}
+
+/*
+ * The sources read well but list far fewer of the live pages than last
+ * night (more than half of them gone, at least SHRINK_MIN): a sitemap cut
+ * short, a plugin that lost a section. The unlisted pages are not removed
+ * for absence: they are fetched again with the rest (a 404 or a redirect
+ * still removes each one), and nothing is removed for absence this run.
+ */
+#define SHRINK_MIN 10
+
+static int guard_shrink(struct crawl *c)
+{
+	struct shrink k;
+	size_t i;
+	int rc = -1;
+
+	memset(&k, 0, sizeof(k));
+	k.c = c;
+	if (corpus_foreach_url(c->corpus, count_gone, &k, c->err) < 0)
+		goto out;
+	if (k.gone >= SHRINK_MIN && k.gone * 2 > k.live) {
+		log_warnx("%s: the sources list %zu of %zu live pages: %zu are "
+			  "missing; they are fetched again and kept unless "
+			  "they are gone (nothing removed for absence this "
+			  "run)", c->cl->id, k.live - k.gone, k.live, k.gone);
+		c->sources_ok = 0;
+		for (i = 0; i < k.urls.n; i++)
+			if (cand_add(c, k.urls.v[i], NULL, NULL) < 0)
+				goto out;
+	}
+	rc = 0;
+out:
+	lb_strlist_release(&k.urls);
 	return rc;
 }
 
@@ -1419,6 +1765,9 @@ static void crawl_release(struct crawl *c)
 	size_t i, k;
 
 	fetcher_free(c->f);
+	quarantine_close();
+	lb_strlist_release(&c->src_hosts);
+	lb_strlist_release(&c->quarantine);
 	for (i = 0; c->sets != NULL && i < c->cl->n_sets; i++)
 		urlset_free(c->sets[i]);
 	free(c->sets);
@@ -1460,6 +1809,12 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 	c.st = stats;
 	c.err = err;
 	c.sources_ok = 1;
+	c.force = opts->force;
+	if (src_hosts_init(&c) < 0)
+		goto out;
+	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
+	if (quarantine_open(&c) < 0)
+		goto out;
 	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
 	c.max_redirects = cfg->crawl.max_redirects > 0 ?
 				  cfg->crawl.max_redirects : DEFAULT_REDIRECTS;
@@ -1504,18 +1859,22 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		rc = 0;
 		goto out;
 	}
+	c.force = corpus_run_forced(corpus);
 	if (read_sources(&c) < 0 || add_side_urls(&c) < 0)
 		goto out;
 	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
 		 "the sets", client->id, stats->urls_seen, c.sitemaps,
 		 c.n_cand);
+	if (c.sources_ok && guard_shrink(&c) < 0)
+		goto out;
 	if (crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
 		goto out;
 	if (c.sources_ok) {
 		if (corpus_foreach_url(corpus, forget_gone, &c, err) < 0)
 			goto out;
 	} else {
-		log_warnx("%s: a source could not be read; pages missing from "
+		log_warnx("%s: a source could not be read, listed nothing or "
+			  "shrank; pages missing from "
 			  "the sources are kept this run", client->id);
 	}
 	if (corpus_run_end(corpus, opts->now ? (int64_t)opts->now :

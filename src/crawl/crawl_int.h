@@ -95,6 +95,8 @@ struct fetch_req {
 	void *udata;
 	int html_only;			/* only text/html, xhtml bodies */
 	size_t cap;			/* 0: the fetcher's default */
+	int truncate;			/* over cap: keep the first cap bytes
+					 * (FE_TOOBIG with them), robots.txt */
 	char *if_none_match;		/* may be NULL */
 	char *if_modified_since;	/* may be NULL */
 	/* fetcher's */
@@ -117,10 +119,15 @@ struct fetch_res {
 	char msg[256];			/* why, for errors */
 };
 
+/* Transfers in flight at once over all hosts: a sitemap naming 25,000
+ * hosts must not start 25,000 robots.txt fetches that all time out. */
+#define FETCH_MAX_TOTAL 64
+
 struct fetcher_opts {
 	const char *user_agent;
 	double interval;		/* seconds between request starts per host; 0 = no limit */
 	int per_host;			/* requests in flight per host */
+	int max_total;			/* in flight in all, 0 = FETCH_MAX_TOTAL */
 	long timeout;			/* seconds, whole transfer */
 	long connect_timeout;
 	size_t max_body;		/* default cap on (decoded) bodies */

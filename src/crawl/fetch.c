@@ -73,6 +73,8 @@ struct fetcher {
 	struct host **hosts;
 	size_t n_hosts, alloc_hosts;
 	long queued, inflight, started;
+	size_t rr;		/* the host served first next round */
+	int capped;		/* the global cap was logged */
 };
 
 static double mono(void)
@@ -272,6 +274,9 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
 		return 0;
 	}
 	if (lb_buf_add(&x->res.body, buf, len, NULL) < 0) {
+		if (x->req->truncate && x->res.body.len < x->cap)
+			lb_buf_add(&x->res.body, buf,
+				   x->cap - x->res.body.len, NULL);
 		x->too_big = 1;
 		return 0;
 	}
@@ -495,11 +500,15 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_PROXY, "");
+	if (req->tries > 0)	/* the last connection may be poisoned */
+		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, f->o.connect_timeout);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->cap);
+	if (!req->truncate)	/* else a Content-Length over cap is read */
+		curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE,
+				 (curl_off_t)x->cap);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
@@ -598,10 +607,17 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 		x->res.error = FE_TOOBIG;
 		snprintf(x->res.msg, sizeof(x->res.msg),
 			 "body larger than %zu bytes", x->cap);
-	} else if (m->data.result == CURLE_UNSUPPORTED_PROTOCOL) {
-		x->res.error = FE_REFUSED;
+	} else if (m->data.result == CURLE_UNSUPPORTED_PROTOCOL ||
+		   m->data.result == CURLE_WEIRD_SERVER_REPLY) {
+		/* URLs are http(s) by then (url_normalize): this is an
+		 * answer without a status line (HTTP/0.9), garbage, or the
+		 * rest of a body longer than its Content-Length left on a
+		 * kept-alive connection. A failure, retried once on a fresh
+		 * connection: the previous version of the page stays. */
+		x->res.error = FE_NETWORK;
 		x->res.status = 0;
-		snprintf(x->res.msg, sizeof(x->res.msg), "not http or https");
+		snprintf(x->res.msg, sizeof(x->res.msg), "not an HTTP answer "
+			 "(no status line, HTTP/0.9 or garbage)");
 	} else if (m->data.result != CURLE_OK) {
 		x->res.error = FE_NETWORK;
 		x->res.status = 0;
@@ -632,12 +648,25 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		double now = mono(), wake = now + 1.0;
 		int running, left, timeout_ms;
 		CURLMsg *m;
-		size_t i;
+		long max = f->o.max_total > 0 ? f->o.max_total :
+						FETCH_MAX_TOTAL;
+		size_t n = f->n_hosts, k;
 
-		for (i = 0; i < f->n_hosts; i++) {
-			struct host *h = f->hosts[i];
+		/* round robin from a moving start, so that under the global
+		 * cap no host waits behind the others for ever */
+		for (k = 0; k < n; k++) {
+			struct host *h = f->hosts[(f->rr + k) % n];
+			if (h->head != NULL && h->inflight < f->o.per_host &&
+			    now >= h->next && f->inflight >= max) {
+				if (!f->capped++)
+					log_warnx("%ld transfers in flight: "
+						  "the other hosts wait (at "
+						  "most %ld at once)",
+						  f->inflight, max);
+				break;
+			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next) {
+			       now >= h->next && f->inflight < max) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
 				h->head = r->next;
@@ -659,6 +688,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 			    h->next < wake)
 				wake = h->next;
 		}
+		if (n > 0)
+			f->rr = (f->rr + 1) % n;
 		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
 			return lb_error_set(err, LB_EINTERNAL,
 					    "curl_multi_perform failed");

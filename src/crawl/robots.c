@@ -1,4 +1,5 @@
 /* robots.c - robots.txt per RFC 9309; see robots.h. */
+#define _GNU_SOURCE	/* memmem */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,8 @@ static void rules_release(struct rules *r)
 		free(r->v[i].path);
 	free(r->v);
 }
+
+static void rules_sort(struct rules *r);
 
 /* 1 if the user-agent value names agent (leading token, any case). */
 static int names_agent(const char *v, size_t n, const char *agent)
@@ -223,6 +226,8 @@ next:
 		while (p < end && (*p == '\n' || *p == '\r'))
 			p++;
 	}
+	rules_sort(&r->mine);
+	rules_sort(&r->star);
 	*out = r;
 	return 0;
 nomem:
@@ -241,46 +246,85 @@ void robots_free(struct lb_robots *r)
 }
 
 /*
- * 1 if pattern p (with '*' and a final '$') matches a prefix of s.
- * Greedy, going back only to the last '*' seen: O(len(p) * len(s)) at
- * worst, where trying every split at every '*' is exponential (a robots.txt
- * line like "Disallow: /", then "*a" ten times, then "b", would stall the
- * crawl).
+ * 1 if pattern p[0..pl) (with '*' and a final '$') matches a prefix of
+ * s[0..sl). The pattern is literal segments between '*'s: the first must
+ * start s, each next one is taken at its leftmost place after the last
+ * (leftmost is always right when '*' is the only wildcard), and with '$'
+ * the last must end s. memmem is linear, so a rule costs O(len(p) +
+ * len(s)), never a product: no robots.txt line can stall the crawl.
  */
-static int rule_match(const char *p, const char *s)
+static int rule_match(const char *p, size_t pl, const char *s, size_t sl)
 {
-	size_t pl = strlen(p), i = 0, star = (size_t)-1;
-	const char *star_s = NULL;
+	const char *st, *nx, *f;
+	size_t seg, pi, si, len;
 	int anchored = pl > 0 && p[pl - 1] == '$';
 
 	if (anchored)
 		pl--;
+	st = memchr(p, '*', pl);
+	seg = st ? (size_t)(st - p) : pl;
+	if (seg > sl || memcmp(p, s, seg) != 0)
+		return 0;
+	if (st == NULL)
+		return !anchored || seg == sl;
+	pi = si = seg;
 	for (;;) {
-		if (i == pl) {
-			if (!anchored || *s == '\0')
-				return 1;
-		} else if (p[i] == '*') {
-			star = i++;
-			star_s = s;
-			continue;
-		} else if (*s != '\0' && p[i] == *s) {
-			i++;
-			s++;
+		while (pi < pl && p[pi] == '*')
+			pi++;
+		if (pi == pl)
+			return 1;	/* a final '*' takes the rest */
+		nx = memchr(p + pi, '*', pl - pi);
+		len = nx ? (size_t)(nx - (p + pi)) : pl - pi;
+		if (nx == NULL && anchored)
+			return sl - si >= len &&
+			       memcmp(s + sl - len, p + pi, len) == 0;
+		f = memmem(s + si, sl - si, p + pi, len);
+		if (f == NULL)
+			return 0;
+		if (nx == NULL)
+			return 1;
+		si = (size_t)(f - s) + len;
+		pi += len;
+	}
+}
+
+/* Longest first; the same rule twice is kept once. */
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct rule *x = a, *y = b;
+	int c;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	if ((c = strcmp(x->path, y->path)) != 0)
+		return c;
+	return y->allow - x->allow;
+}
+
+static void rules_sort(struct rules *r)
+{
+	size_t i, o = 0;
+
+	if (r->n < 2)
+		return;
+	qsort(r->v, r->n, sizeof(*r->v), rule_cmp);
+	for (i = 0; i < r->n; i++) {
+		if (o > 0 && r->v[o - 1].len == r->v[i].len &&
+		    r->v[o - 1].allow == r->v[i].allow &&
+		    strcmp(r->v[o - 1].path, r->v[i].path) == 0) {
+			free(r->v[i].path);
 			continue;
 		}
-		/* mismatch: let the last '*' take one more character */
-		if (star == (size_t)-1 || *star_s == '\0')
-			return 0;
-		s = ++star_s;
-		i = star + 1;
+		r->v[o++] = r->v[i];
 	}
+	r->n = o;
 }
 
 int robots_allowed(const struct lb_robots *r, const char *path_query)
 {
 	const struct rules *rs;
 	char *path;
-	size_t i, best = 0;
+	size_t i, best = 0, pl;
 	int found = 0, allow = 1;
 
 	if (r == NULL)
@@ -292,12 +336,16 @@ int robots_allowed(const struct lb_robots *r, const char *path_query)
 		return 1;
 	if ((path = pct_norm(path_query, strlen(path_query))) == NULL)
 		return 0;	/* no memory: the safe answer */
+	pl = strlen(path);
+	/* longest first: the first match decides, but for an Allow of the
+	 * same length (the tie goes to Allow) */
 	for (i = 0; i < rs->n; i++) {
 		const struct rule *ru = &rs->v[i];
-		if (!rule_match(ru->path, path))
+		if (found && ru->len < best)
+			break;
+		if (!rule_match(ru->path, ru->len, path, pl))
 			continue;
-		if (!found || ru->len > best ||
-		    (ru->len == best && ru->allow && !allow)) {
+		if (!found || (ru->allow && !allow)) {
 			found = 1;
 			best = ru->len;
 			allow = ru->allow;

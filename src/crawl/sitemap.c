@@ -7,10 +7,10 @@
  * kind (XXE, billion laughs) is ever expanded. Element names are matched by
  * local name, so sitemaps without the sitemaps.org namespace work too.
  */
+#define _GNU_SOURCE	/* memmem */
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/xmlreader.h>
 #include <zlib.h>
@@ -199,6 +199,56 @@ static int parse_text(const char *data, size_t len, sitemap_fn fn, void *arg,
 	return 0;
 }
 
+/*
+ * The most attributes one element has (a linear scan of the tags that
+ * skips comments, CDATA, declarations and quoted values). libxml2 checks
+ * each attribute against the previous ones: a root with 100,000 attributes
+ * cost 20 s. A sitemap needs a handful (namespaces); XML_MAX_ATTRS is far
+ * above any real one. Nesting is bounded by libxml2 itself (256 levels).
+ */
+#define XML_MAX_ATTRS 256
+
+static size_t max_attrs(const char *s, size_t n)
+{
+	size_t i = 0, most = 0;
+	const char *p;
+
+	while (i < n && (p = memchr(s + i, '<', n - i)) != NULL) {
+		size_t attrs = 0;
+
+		i = (size_t)(p - s) + 1;
+		if (i + 2 < n && s[i] == '!' && s[i + 1] == '-' &&
+		    s[i + 2] == '-') {
+			p = memmem(s + i, n - i, "-->", 3);
+			i = p ? (size_t)(p - s) + 3 : n;
+			continue;
+		}
+		if (i + 7 < n && memcmp(s + i, "![CDATA[", 8) == 0) {
+			p = memmem(s + i, n - i, "]]>", 3);
+			i = p ? (size_t)(p - s) + 3 : n;
+			continue;
+		}
+		if (i < n && (s[i] == '!' || s[i] == '?' || s[i] == '/')) {
+			p = memchr(s + i, '>', n - i);
+			i = p ? (size_t)(p - s) + 1 : n;
+			continue;
+		}
+		while (i < n && s[i] != '>') {
+			if (s[i] == '"' || s[i] == '\'') {
+				p = memchr(s + i + 1, s[i], n - i - 1);
+				i = p ? (size_t)(p - s) + 1 : n;
+				continue;
+			}
+			if (s[i] == '=')
+				attrs++;
+			i++;
+		}
+		if (attrs > most)
+			most = attrs;
+	}
+	return most;
+}
+
 int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 		      struct lb_error *err)
 {
@@ -238,6 +288,11 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 			rc = parse_text(data + w, len - w, fn, arg, err);
 			goto out;
 		}
+	}
+	if (max_attrs(data, len) > XML_MAX_ATTRS) {
+		lb_error_set(err, LB_EPARSE, "an element has more than %d "
+			     "attributes: not a sitemap", XML_MAX_ATTRS);
+		goto out;
 	}
 	r = xmlReaderForMemory(data, (int)len, NULL, NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR |
@@ -318,55 +373,231 @@ out:
 	return rc;
 }
 
-static int walk_html(xmlNodePtr n, int depth, sitemap_fn fn, void *arg,
-		     char **base_href)
+/*
+ * HTML sitemaps: a linear scan for <a href> and <base href>, not a tree.
+ * A sitemap page needs nothing else, and a tree has two traps on hostile
+ * pages: libxml2 stops at 256 levels (a broken widget's unclosed <div>s
+ * above the list hid every link: 0 URLs, every page "gone"), and without
+ * that limit its end-tag handling is quadratic in the depth (200,000
+ * <div>s and as many stray end tags: 2 minutes). The scanner knows
+ * comments, <!...>, <?...>, quoted attribute values, and the raw text
+ * of script, style, textarea, title, xmp, noscript, iframe, noembed and
+ * noframes; it decodes character references in the value.
+ */
+static int hs_space(char c)
 {
-	for (; n != NULL; n = n->next) {
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		if (n->name != NULL &&
-		    strcasecmp((const char *)n->name, "a") == 0) {
-			xmlChar *h = xmlGetProp(n, (const xmlChar *)"href");
-			char *t = trimmed(h);
-			int rc = 0;
-			if (t != NULL && *t != '\0')
-				rc = fn(arg, 0, t, NULL);
-			xmlFree(h);
-			if (rc < 0)
-				return -1;
-		} else if (n->name != NULL && *base_href == NULL &&
-			   strcasecmp((const char *)n->name, "base") == 0) {
-			xmlChar *h = xmlGetProp(n, (const xmlChar *)"href");
-			char *t = trimmed(h);
-			if (t != NULL && *t != '\0')
-				*base_href = strdup(t);
-			xmlFree(h);
-		}
-		if (depth < 256 &&
-		    walk_html(n->children, depth + 1, fn, arg, base_href) < 0)
-			return -1;
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Appends code point cp as UTF-8. */
+static size_t hs_utf8(char *o, unsigned long cp)
+{
+	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
 	}
-	return 0;
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* The attribute value v[0..n), references decoded, trimmed; NULL = OOM. */
+static char *hs_value(const char *v, size_t n)
+{
+	static const struct { const char *name; char c; } ent[] = {
+		{ "amp;", '&' }, { "lt;", '<' }, { "gt;", '>' },
+		{ "quot;", '"' }, { "apos;", '\'' }, { "amp", '&' },
+	};
+	char *o = malloc(n * 2 + 4), *t;
+	size_t i = 0, k = 0, e;
+
+	if (o == NULL)
+		return NULL;
+	while (i < n) {
+		if (v[i] != '&') {
+			o[k++] = v[i++];
+			continue;
+		}
+		if (i + 2 < n && v[i + 1] == '#') {
+			unsigned long cp = 0;
+			size_t j = i + 2, d = 0;
+			int hex = v[j] == 'x' || v[j] == 'X';
+
+			if (hex)
+				j++;
+			for (; j < n && d < 8; j++, d++) {
+				int c = (unsigned char)v[j], x;
+
+				if (c >= '0' && c <= '9')
+					x = c - '0';
+				else if (hex && c >= 'a' && c <= 'f')
+					x = c - 'a' + 10;
+				else if (hex && c >= 'A' && c <= 'F')
+					x = c - 'A' + 10;
+				else
+					break;
+				cp = cp * (hex ? 16 : 10) + (unsigned long)x;
+			}
+			if (d > 0) {
+				k += hs_utf8(o + k, cp);
+				i = j < n && v[j] == ';' ? j + 1 : j;
+				continue;
+			}
+		}
+		for (e = 0; e < sizeof(ent) / sizeof(ent[0]); e++) {
+			size_t l = strlen(ent[e].name);
+
+			if (i + 1 + l <= n && strncmp(v + i + 1, ent[e].name,
+						      l) == 0) {
+				o[k++] = ent[e].c;
+				i += 1 + l;
+				break;
+			}
+		}
+		if (e == sizeof(ent) / sizeof(ent[0]))
+			o[k++] = v[i++];
+	}
+	o[k] = '\0';
+	t = trimmed((xmlChar *)o);
+	memmove(o, t, strlen(t) + 1);
+	return o;
 }
 
 int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
 		       void *arg, char **base_href, struct lb_error *err)
 {
-	htmlDocPtr doc;
-	int rc;
+	static const char *const raw[] = {
+		"script", "style", "textarea", "title", "xmp", "noscript",
+		"iframe", "noembed", "noframes", NULL,
+	};
+	const char *s = data, *p;
+	size_t n = len, i = 0;
 
-	xml_setup();
 	*base_href = NULL;
-	if (len > (size_t)INT32_MAX)
-		return lb_error_set(err, LB_ETOOBIG, "HTML sitemap too big");
-	doc = htmlReadMemory(data, (int)len, NULL, NULL,
-			     HTML_PARSE_NONET | HTML_PARSE_NOERROR |
-				     HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
-	if (doc == NULL)
-		return lb_error_set(err, LB_EPARSE, "cannot parse HTML sitemap");
-	rc = walk_html(xmlDocGetRootElement(doc), 0, fn, arg, base_href);
-	xmlFreeDoc(doc);
-	if (rc < 0 && err->code == LB_EOK)
-		lb_error_set(err, LB_EINTERNAL, "HTML sitemap walk failed");
-	return rc;
+	while (i < n && (p = memchr(s + i, '<', n - i)) != NULL) {
+		size_t name, nl, r;
+		int is_a, is_base;
+
+		i = (size_t)(p - s) + 1;
+		if (i < n && s[i] == '!') {
+			if (i + 2 < n && s[i + 1] == '-' && s[i + 2] == '-') {
+				const char *e = i + 3 <= n ?
+					memmem(s + i + 3, n - i - 3, "-->", 3) :
+					NULL;
+				i = e ? (size_t)(e - s) + 3 : n;
+				continue;
+			}
+		}
+		if (i < n && (s[i] == '!' || s[i] == '?' || s[i] == '/')) {
+			p = memchr(s + i, '>', n - i);
+			i = p ? (size_t)(p - s) + 1 : n;
+			continue;
+		}
+		if (i >= n || !((s[i] >= 'a' && s[i] <= 'z') ||
+				(s[i] >= 'A' && s[i] <= 'Z')))
+			continue;
+		name = i;
+		while (i < n && !hs_space(s[i]) && s[i] != '/' && s[i] != '>')
+			i++;
+		nl = i - name;
+		is_a = nl == 1 && (s[name] == 'a' || s[name] == 'A');
+		is_base = nl == 4 && strncasecmp(s + name, "base", 4) == 0;
+		/* attributes */
+		while (i < n && s[i] != '>') {
+			size_t an, al, vs = 0, vl = 0;
+			int has = 0;
+
+			if (hs_space(s[i]) || s[i] == '/') {
+				i++;
+				continue;
+			}
+			an = i;
+			while (i < n && !hs_space(s[i]) && s[i] != '/' &&
+			       s[i] != '>' && s[i] != '=')
+				i++;
+			if (i == an)
+				i++;	/* a lone '=' */
+			al = i - an;
+			while (i < n && hs_space(s[i]))
+				i++;
+			if (i < n && s[i] == '=') {
+				i++;
+				while (i < n && hs_space(s[i]))
+					i++;
+				has = 1;
+				if (i < n && (s[i] == '"' || s[i] == '\'')) {
+					p = memchr(s + i + 1, s[i], n - i - 1);
+					vs = i + 1;
+					i = p ? (size_t)(p - s) : n;
+					vl = i - vs;
+					if (i < n)
+						i++;
+				} else {
+					vs = i;
+					while (i < n && !hs_space(s[i]) &&
+					       s[i] != '>')
+						i++;
+					vl = i - vs;
+				}
+			}
+			if (has && (is_a || (is_base && *base_href == NULL)) &&
+			    al == 4 && strncasecmp(s + an, "href", 4) == 0) {
+				char *v = hs_value(s + vs, vl);
+				int rc = 0;
+
+				if (v == NULL)
+					return lb_error_set(err, LB_ENOMEM,
+							    "out of memory");
+				if (is_base) {
+					if (*v != '\0')
+						*base_href = v, v = NULL;
+				} else if (*v != '\0') {
+					rc = fn(arg, 0, v, NULL);
+				}
+				free(v);
+				if (rc < 0) {
+					if (err->code == LB_EOK)
+						lb_error_set(err, LB_EINTERNAL,
+							     "HTML sitemap walk "
+							     "failed");
+					return -1;
+				}
+				is_a = is_base = 0;	/* the first href wins */
+			}
+		}
+		if (i < n)
+			i++;	/* '>' */
+		for (r = 0; raw[r] != NULL; r++)
+			if (strlen(raw[r]) == nl &&
+			    strncasecmp(s + name, raw[r], nl) == 0)
+				break;
+		if (raw[r] != NULL) {
+			/* skip to the end tag */
+			while (i < n && (p = memchr(s + i, '<', n - i)) != NULL) {
+				i = (size_t)(p - s);
+				if (i + 2 + nl <= n && s[i + 1] == '/' &&
+				    strncasecmp(s + i + 2, raw[r], nl) == 0)
+					break;
+				i++;
+			}
+			if (p == NULL)
+				i = n;
+		}
+	}
+	return 0;
 }

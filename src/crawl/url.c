@@ -19,14 +19,18 @@ static int hexv(int c)
 }
 
 /*
- * RFC 3986 6.2.2 in place on path and query: escapes of unreserved
- * characters decoded, the others' hex in upper case, so that one resource
- * has one spelling ("caf%c3%a9" = "caf%C3%A9", "%7Euser" = "~user").
+ * RFC 3986 6.2.2 on path and query, into a new string (NULL: no memory):
+ * escapes of unreserved characters decoded, the others' hex in upper case,
+ * so that one resource has one spelling ("caf%c3%a9" = "caf%C3%A9",
+ * "%7Euser" = "~user"); a bare '%' becomes "%25".
  */
-static void pct_normalize(char *s)
+static char *pct_normalize(const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	char *o = s;
+	char *d = malloc(strlen(s) * 3 + 1), *o = d;
+
+	if (d == NULL)
+		return NULL;
 
 	for (; *s != '\0'; s++) {
 		int a, b;
@@ -42,18 +46,86 @@ static void pct_normalize(char *s)
 				*o++ = hex[b];
 			}
 			s += 2;
+		} else if (*s == '%') {
+			/* a bare '%': "%%331" must not become "%31" here and
+			 * "1" on the next pass (found by fuzz_url) */
+			*o++ = '%';
+			*o++ = '2';
+			*o++ = '5';
 		} else {
 			*o++ = *s;
 		}
 	}
 	*o = '\0';
+	return d;
+}
+
+/*
+ * RFC 3986 5.2.4 in place on an absolute path. curl removed the dot
+ * segments it saw, but "%2e%2e" only becomes ".." in pct_normalize()
+ * (6.2.2: decode, then remove dot segments), and curl would remove it
+ * when fetching: "/ok/%2e%2e/blocked/x" must be "/blocked/x" before
+ * robots.txt and the sets look at it. Empty segments are kept.
+ */
+static void remove_dots(char *path)
+{
+	char *in = path, *o = path;
+
+	if (*path != '/' || strstr(path, "/.") == NULL)
+		return;
+	while (*in != '\0') {
+		if (strncmp(in, "/./", 3) == 0) {
+			in += 2;
+		} else if (strcmp(in, "/.") == 0) {
+			in[1] = '\0';
+			*o++ = '/';
+			break;
+		} else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0) {
+			while (o > path && *--o != '/')
+				;
+			if (in[3] == '\0') {
+				*o++ = '/';
+				break;
+			}
+			in += 3;
+		} else {
+			do
+				*o++ = *in++;
+			while (*in != '\0' && *in != '/');
+		}
+	}
+	if (o == path)
+		*o++ = '/';
+	*o = '\0';
+}
+
+/* 1 if h is a dotted quad in its one spelling: 4 numbers, 0-255, no
+ * leading zero. */
+static int dotted_quad(const char *h)
+{
+	int parts = 0;
+
+	for (;;) {
+		int v = 0, d = 0;
+
+		while (*h >= '0' && *h <= '9' && d < 4)
+			v = v * 10 + (*h++ - '0'), d++;
+		if (d == 0 || d > 3 || v > 255 || (d > 1 && h[-d] == '0'))
+			return 0;
+		parts++;
+		if (*h == '\0')
+			return parts == 4;
+		if (*h++ != '.' || parts == 4)
+			return 0;
+	}
 }
 
 int url_normalize(const char *url, const char *base, char **out)
 {
 	CURLU *h = NULL;
 	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL;
-	char *query = NULL, *res = NULL;
+	char *query = NULL, *res = NULL, *cpath = NULL, *cquery = NULL;
+	char *npath = NULL, *nquery = NULL;
 	const char *s;
 	size_t n;
 	int rc = -1;
@@ -101,7 +173,16 @@ int url_normalize(const char *url, const char *base, char **out)
 		*p = (char)tolower((unsigned char)*p);
 	if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
 		goto out;
-	if (*host == '\0')
+	/* a host is letters, digits, '.', '-', '_' (punycode for IDN), or
+	 * an IPv6 literal: "%"-escapes or raw bytes there decode anew on
+	 * each pass (found by fuzz_url) */
+	if (*host == '\0' ||
+	    host[strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-_[]:")] !=
+		    '\0')
+		goto out;
+	/* IPv4 shorthands (1312, 0x7f.1, 010.0.0.1) that curl would spell
+	 * otherwise on the next pass: only the dotted quad is taken */
+	if (host[strspn(host, "0123456789.x")] == '\0' && !dotted_quad(host))
 		goto out;
 	{
 		char *user = NULL;
@@ -114,18 +195,25 @@ int url_normalize(const char *url, const char *base, char **out)
 	if (curl_url_get(h, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT) !=
 	    CURLUE_OK)
 		port = NULL;
-	if (curl_url_get(h, CURLUPART_PATH, &path, 0) != CURLUE_OK)
-		path = NULL;
-	if (curl_url_get(h, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
-		query = NULL;
+	if (curl_url_get(h, CURLUPART_PATH, &cpath, 0) != CURLUE_OK)
+		cpath = NULL;
+	if (curl_url_get(h, CURLUPART_QUERY, &cquery, 0) != CURLUE_OK)
+		cquery = NULL;
+	path = cpath;
+	query = cquery;
+	if (path != NULL) {
+		if ((npath = pct_normalize(path)) == NULL)
+			goto out;
+		remove_dots(npath);
+	}
+	if (query != NULL && (nquery = pct_normalize(query)) == NULL)
+		goto out;
+	path = npath;
+	query = nquery;
 	n = strlen(scheme) + strlen(host) + (port ? strlen(port) : 0) +
 	    (path ? strlen(path) : 0) + (query ? strlen(query) : 0) + 16;
 	if ((res = malloc(n)) == NULL)
 		goto out;
-	if (path != NULL)
-		pct_normalize(path);
-	if (query != NULL)
-		pct_normalize(query);
 	snprintf(res, n, "%s://%s%s%s%s%s%s", scheme, host, port ? ":" : "",
 		 port ? port : "", path && *path ? path : "/",
 		 query && *query ? "?" : "", query && *query ? query : "");
@@ -135,8 +223,10 @@ out:
 	curl_free(scheme);
 	curl_free(host);
 	curl_free(port);
-	curl_free(path);
-	curl_free(query);
+	curl_free(cpath);
+	curl_free(cquery);
+	free(npath);
+	free(nquery);
 	curl_url_cleanup(h);
 	return rc;
 }

@@ -13,6 +13,7 @@ struct pattern {
 	char *port;		/* glob, NULL = any */
 	char *path;		/* glob, trailing '/' dropped */
 	char *query;		/* glob, NULL = query ignored */
+	struct glob *ghost, *gport, *gpath, *gquery;	/* compiled */
 };
 
 struct lb_urlset {
@@ -41,40 +42,201 @@ static void trim_slash(char *path)
 }
 
 /*
- * Glob match: '*' any run (even empty), "{...}" a non-empty run without '/'
- * or '?'. Backtracking; patterns are short and written by the operator.
+ * Globs: compiled to a list of tokens, each a set of bytes that it
+ * matches ONE time or MANY times (zero or more):
+ *
+ *   c          ONE {c}
+ *   *          MANY (every byte)
+ *   {name}     ONE seg, MANY seg   seg = every byte but '/' and '?'
+ *   {name:cls} the same with seg narrowed to a class: digits, letters,
+ *              alnum, lower, upper, hex, or [a-z0-9_-] (ranges; '^' first
+ *              negates); '/' and '?' are never in it
+ *
+ * Matching runs the token list as an NFA (the set of tokens reached so
+ * far, a bit each), one step per byte of the URL: O(URL x tokens) time,
+ * whatever the URL holds. The backtracking matcher this replaced took
+ * 89 s for `*-*-*-*.html` against a 1.6 KB URL of dashes.
  */
-static int glob(const char *p, const char *s)
+#define GLOB_MAX_TOKENS 512
+
+struct gtok {
+	int many;
+	int star;		/* a '*' */
+	unsigned char set[32];	/* bit c: byte c matches */
+};
+
+struct glob {
+	size_t n;
+	struct gtok t[];
+};
+
+static void set_add(unsigned char *set, unsigned c)
 {
-	while (*p != '\0') {
-		if (*p == '*') {
-			while (*p == '*')
-				p++;
-			if (*p == '\0')
-				return 1;
-			for (; *s != '\0'; s++)
-				if (glob(p, s))
-					return 1;
-			return glob(p, s);
-		}
-		if (*p == '{') {
-			const char *e = strchr(p, '}');
-			size_t i;
-			if (e == NULL)
-				return 0;	/* rejected at compile time */
-			p = e + 1;
-			for (i = 0; s[i] != '\0' && s[i] != '/' && s[i] != '?';
-			     i++)
-				if (glob(p, s + i + 1))
-					return 1;
-			return 0;
-		}
-		if (*p != *s)
-			return 0;
-		p++;
+	set[c >> 3] |= (unsigned char)(1u << (c & 7));
+}
+
+static int set_has(const unsigned char *set, unsigned c)
+{
+	return (set[c >> 3] >> (c & 7)) & 1;
+}
+
+static void set_range(unsigned char *set, unsigned a, unsigned b)
+{
+	for (; a <= b; a++)
+		set_add(set, a);
+}
+
+/* The class after ':' in "{name:cls}": s[0..n); 0 ok, -1 unknown. */
+static int parse_class(const char *s, size_t n, unsigned char *set)
+{
+	size_t i;
+	int neg = 0;
+
+	memset(set, 0, 32);
+	if (n == 6 && strncmp(s, "digits", 6) == 0) {
+		set_range(set, '0', '9');
+	} else if (n == 7 && strncmp(s, "letters", 7) == 0) {
+		set_range(set, 'a', 'z');
+		set_range(set, 'A', 'Z');
+	} else if (n == 5 && strncmp(s, "alnum", 5) == 0) {
+		set_range(set, 'a', 'z');
+		set_range(set, 'A', 'Z');
+		set_range(set, '0', '9');
+	} else if (n == 5 && strncmp(s, "lower", 5) == 0) {
+		set_range(set, 'a', 'z');
+	} else if (n == 5 && strncmp(s, "upper", 5) == 0) {
+		set_range(set, 'A', 'Z');
+	} else if (n == 3 && strncmp(s, "hex", 3) == 0) {
+		set_range(set, '0', '9');
+		set_range(set, 'a', 'f');
+		set_range(set, 'A', 'F');
+	} else if (n >= 3 && s[0] == '[' && s[n - 1] == ']') {
 		s++;
+		n -= 2;
+		if (n > 0 && s[0] == '^')
+			neg = 1, s++, n--;
+		if (n == 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			unsigned a = (unsigned char)s[i];
+
+			if (i + 2 < n && s[i + 1] == '-') {
+				unsigned b = (unsigned char)s[i + 2];
+
+				if (b < a)
+					return -1;
+				set_range(set, a, b);
+				i += 2;
+			} else {
+				set_add(set, a);
+			}
+		}
+		if (neg)
+			for (i = 0; i < 32; i++)
+				set[i] = (unsigned char)~set[i];
+	} else {
+		return -1;
 	}
-	return *s == '\0';
+	set[0] &= 0xfe;				/* NUL */
+	set['/' >> 3] &= (unsigned char)~(1u << ('/' & 7));
+	set['?' >> 3] &= (unsigned char)~(1u << ('?' & 7));
+	return 0;
+}
+
+/* Compiles a glob; NULL with *bad set when the syntax is wrong. */
+static struct glob *glob_compile(const char *p, int *bad)
+{
+	struct glob *g;
+	size_t n = 0;
+	const char *q;
+
+	*bad = 0;
+	g = malloc(sizeof(*g) + (2 * strlen(p) + 1) * sizeof(struct gtok));
+	if (g == NULL)
+		return NULL;
+	for (q = p; *q != '\0'; q++) {
+		if (n + 2 > GLOB_MAX_TOKENS)
+			goto bad;
+		if (*q == '*') {
+			if (n > 0 && g->t[n - 1].star)
+				continue;	/* ** is * */
+			g->t[n].many = 1;
+			g->t[n].star = 1;
+			memset(g->t[n].set, 0xff, 32);
+			g->t[n].set[0] = 0xfe;
+			n++;
+		} else if (*q == '{') {
+			const char *e = strchr(q, '}'), *colon;
+
+			if (e == NULL)
+				goto bad;
+			colon = memchr(q, ':', (size_t)(e - q));
+			if (colon != NULL) {
+				if (parse_class(colon + 1, (size_t)(e - colon - 1),
+						g->t[n].set) < 0)
+					goto bad;
+			} else {
+				parse_class("[^/]", 4, g->t[n].set);
+			}
+			g->t[n].many = 0;
+			g->t[n].star = 0;
+			g->t[n + 1] = g->t[n];
+			g->t[n + 1].many = 1;
+			n += 2;
+			q = e;
+		} else {
+			g->t[n].many = 0;
+			g->t[n].star = 0;
+			memset(g->t[n].set, 0, 32);
+			set_add(g->t[n].set, (unsigned char)*q);
+			n++;
+		}
+	}
+	g->n = n;
+	return g;
+bad:
+	free(g);
+	*bad = 1;
+	return NULL;
+}
+
+/* Adds the tokens reached without a byte: past each MANY. */
+static void reach(const struct glob *g, unsigned char *on)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (on[i] && g->t[i].many)
+			on[i + 1] = 1;
+}
+
+static int glob(const struct glob *g, const char *s)
+{
+	unsigned char a[GLOB_MAX_TOKENS + 1], b[GLOB_MAX_TOKENS + 1];
+	unsigned char *cur = a, *next = b, *tmp;
+	size_t i;
+	int any;
+
+	memset(cur, 0, g->n + 1);
+	cur[0] = 1;
+	reach(g, cur);
+	for (; *s != '\0'; s++) {
+		unsigned c = (unsigned char)*s;
+
+		memset(next, 0, g->n + 1);
+		any = 0;
+		for (i = 0; i < g->n; i++) {
+			if (!cur[i] || !set_has(g->t[i].set, c))
+				continue;
+			next[g->t[i].many ? i : i + 1] = 1;
+			any = 1;
+		}
+		if (!any)
+			return 0;
+		reach(g, next);
+		tmp = cur, cur = next, next = tmp;
+	}
+	return cur[g->n];
 }
 
 /* Splits an absolute URL in place; 0 ok, -1 not an absolute http(s) URL. */
@@ -131,6 +293,28 @@ static void pattern_release(struct pattern *p)
 	free(p->port);
 	free(p->path);
 	free(p->query);
+	free(p->ghost);
+	free(p->gport);
+	free(p->gpath);
+	free(p->gquery);
+}
+
+/* Compiles one part; 0 ok (or part absent), -1 with err set. */
+static int part_compile(const char *src, const char *part, struct glob **g,
+			struct lb_error *err)
+{
+	int bad;
+
+	if (part == NULL)
+		return 0;
+	if ((*g = glob_compile(part, &bad)) != NULL)
+		return 0;
+	if (!bad)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	return lb_error_set(err, LB_ECONFIG, "URL pattern '%s': bad '{...}' "
+			    "(a class is digits, letters, alnum, lower, upper, "
+			    "hex or [...]) or over %d parts", src,
+			    GLOB_MAX_TOKENS / 2);
 }
 
 static int check_braces(const char *s)
@@ -258,6 +442,11 @@ static int pattern_parse(const char *src, struct pattern *p,
 		goto fail;
 	}
 	trim_slash(p->path);
+	if (part_compile(src, p->host, &p->ghost, err) < 0 ||
+	    part_compile(src, p->port, &p->gport, err) < 0 ||
+	    part_compile(src, p->path, &p->gpath, err) < 0 ||
+	    part_compile(src, p->query, &p->gquery, err) < 0)
+		goto fail;
 	return 0;
 nomem:
 	lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -277,17 +466,17 @@ static int pattern_match(const struct pattern *p, const struct parts *u)
 		   strcmp(u->scheme, "https") != 0) {
 		return 0;
 	}
-	if (p->host != NULL && !glob(p->host, u->host))
+	if (p->host != NULL && !glob(p->ghost, u->host))
 		return 0;
 	if (p->port != NULL) {
 		if (port == NULL)
 			port = strcmp(u->scheme, "https") == 0 ? "443" : "80";
-		if (!glob(p->port, port))
+		if (!glob(p->gport, port))
 			return 0;
 	}
-	if (!glob(p->path, u->path))
+	if (!glob(p->gpath, u->path))
 		return 0;
-	if (p->query != NULL && !glob(p->query, u->query ? u->query : ""))
+	if (p->query != NULL && !glob(p->gquery, u->query ? u->query : ""))
 		return 0;
 	return 1;
 }
@@ -340,7 +529,8 @@ void urlset_free(struct lb_urlset *s)
 	free(s);
 }
 
-int urlset_match(const struct lb_urlset *s, const char *url)
+/* hosted: only plain patterns that name a host count as a match. */
+static int set_match(const struct lb_urlset *s, const char *url, int hosted)
 {
 	struct parts pt;
 	char *copy;
@@ -361,10 +551,21 @@ int urlset_match(const struct lb_urlset *s, const char *url)
 			hit = 0;
 			break;
 		}
-		hit = 1;
+		if (!hosted || s->p[i].host != NULL)
+			hit = 1;
 	}
 	free(copy);
 	return hit;
+}
+
+int urlset_match(const struct lb_urlset *s, const char *url)
+{
+	return set_match(s, url, 0);
+}
+
+int urlset_match_hosted(const struct lb_urlset *s, const char *url)
+{
+	return set_match(s, url, 1);
 }
 
 int urlpattern_valid(const char *pattern, struct lb_error *err)

@@ -273,7 +273,8 @@ function decideEndpoint(req, r, store) {
                 id: id, key: n.key, host: n.host, raw: u.url, base: base,
                 links: links,
                 notIndexed: ep.not_indexed === 'empty' ? 'empty' : 'random',
-                queryParams: queryRule(ep)
+                queryParams: queryRule(ep),
+                hosts: Array.isArray(ep.hosts) ? ep.hosts : null
             }
         };
     });
@@ -337,13 +338,35 @@ function draw(pool, n, selfKey, queryParams, rand) {
     return out;
 }
 
+/*
+ * Whether a URL of an anonymous request may go to the side-crawl log: a
+ * path, or a host of the client's sources (endpoint.json "hosts", lower
+ * case, no port). Anyone can ask for ?url=//evil.example/x; the crawler
+ * would refuse it too, but the log is no place for it either. An
+ * endpoint.json written before "hosts" existed keeps the old behaviour.
+ */
+function sideAllowed(ctx) {
+    if (!ctx.host || ctx.hosts === null || ctx.hosts === undefined)
+        return true;
+    var h = ctx.host.toLowerCase();
+    var m = /^(\[[^\]]*\]|[^:]*)/.exec(h);
+    if (m)
+        h = m[1];
+    for (var i = 0; i < ctx.hosts.length; i++)
+        if (typeof ctx.hosts[i] === 'string' &&
+            ctx.hosts[i].toLowerCase() === h)
+            return true;
+    return false;
+}
+
 /* The page object does not exist: the answer for a page not indexed. */
 function miss(ctx, store, rand) {
     if (ctx.variant === 'project') {
         ctx.record = '_projects ' + ctx.project + ' ' + sideUrl(ctx);
         return json(200, {}, { 'Cache-Control': PRIVATE_DAY });
     }
-    ctx.record = ctx.client + ' ' + ctx.endpoint + ' ' + sideUrl(ctx);
+    if (sideAllowed(ctx))
+        ctx.record = ctx.client + ' ' + ctx.endpoint + ' ' + sideUrl(ctx);
     if (ctx.notIndexed === 'empty' || ctx.links === 0)
         return json(200, {
             message: 'page not indexed yet: no links until it is crawled',

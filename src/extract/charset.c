@@ -333,6 +333,13 @@ int x_to_utf8(const char *html, size_t len, const char *charset,
 			vlen = strlen(charset);
 		}
 		label = x_charset_label(v, vlen, buf);
+		/* UTF-16 named by HTTP is real (WHATWG: the transport's
+		 * label counts, only a meta tag's is taken as UTF-8), if
+		 * the bytes agree: ASCII markup in UTF-16 has NUL bytes */
+		if (vlen >= 6 && strncasecmp(v, "utf-16", 6) == 0 &&
+		    memchr(html, '\0', len < 512 ? len : 512) != NULL)
+			label = vlen >= 8 && strncasecmp(v + 6, "be", 2) == 0 ?
+					"UTF-16BE" : "UTF-16LE";
 	}
 	if (label == NULL)
 		label = sniff_meta(html, len, buf);

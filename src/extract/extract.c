@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "linkbot/extract.h"
+#include "linkbot/log.h"
 #include "extract_int.h"
 
 int x_oom(struct x_ctx *x)
@@ -320,6 +321,11 @@ int extract_html(const char *html, size_t len, const char *page_url,
 		goto out;
 	}
 	if (limited != NULL) {
+		log_warnx("'%s': markup beyond the parser's limits dropped "
+			  "(nesting over %d, over %d attributes in a tag, or "
+			  "over %d formatting elements left open)",
+			  page_url ? page_url : "-", X_MAX_DEPTH, X_MAX_ATTRS,
+			  X_MAX_FORMATTING);
 		if (own)
 			free((char *)utf8);
 		utf8 = limited;

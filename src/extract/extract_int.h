@@ -35,6 +35,8 @@
 #define X_MAX_JSONLD_NODES 512		/* objects looked at per page */
 #define X_MAX_DEPTH	512		/* element nesting kept by the parser */
 #define X_MAX_ATTRS	128		/* attributes kept per tag */
+#define X_MAX_FORMATTING 16		/* formatting elements open at once */
+#define X_MAX_RECON	100000u		/* their estimated reconstructions */
 #define X_WPM		230		/* reading speed for read_time */
 
 #define X_NSRC (LB_SRC_BODY + 1)

@@ -17,6 +17,18 @@
  * not counted, so the estimate stays at or below the real depth of
  * ordinary pages, which never come near the cap. Real pages pass through
  * untouched and uncopied; the cost is one linear scan.
+ *
+ * Formatting elements (b, i, font, a, ...) left open are a second trap:
+ * each time the element holding them is closed (every <p> closes the
+ * previous paragraph), gumbo reconstructs all of them for the next text
+ * (HTML's "reconstruct the active formatting elements"; the Noah's Ark
+ * clause only bounds identical ones). 500 distinct open <b>s before
+ * 20,000 paragraphs make 10 million elements: 3.7 GB, then a crash. So
+ * at most X_MAX_FORMATTING of them are open at a time (later start tags
+ * are dropped with as many end tags), and the reconstruction they may
+ * cost is estimated (open formatting elements at each other tag): past
+ * X_MAX_RECON the open ones are closed (end tags inserted) before each
+ * tag, which empties gumbo's list. Text is never dropped.
  */
 #define _GNU_SOURCE	/* memmem */
 #include <stdlib.h>
@@ -30,24 +42,53 @@ struct lim {
 	size_t n;
 	char *out;	/* NULL until something is dropped */
 	size_t len;	/* bytes in out */
+	size_t cap;	/* bytes allocated for out */
 	size_t copied;	/* s[0..copied) is accounted for */
 	int oom;
 };
+
+/* Room for len + more bytes and the final copy of the rest. */
+static int reserve(struct lim *l, size_t more)
+{
+	size_t need = l->len + more + (l->n - l->copied) + 1, cap;
+	char *p;
+
+	if (need <= l->cap)
+		return 0;
+	cap = l->cap ? l->cap : l->n + 1 + 4096;
+	while (cap < need)
+		cap *= 2;
+	if ((p = realloc(l->out, cap)) == NULL) {
+		l->oom = 1;
+		return -1;
+	}
+	l->out = p;
+	l->cap = cap;
+	return 0;
+}
 
 /* Drops s[a..b); calls come in increasing order of a. */
 static void drop(struct lim *l, size_t a, size_t b)
 {
 	if (a < l->copied || b <= a)
 		return;
-	if (l->out == NULL) {
-		if ((l->out = malloc(l->n + 1)) == NULL) {
-			l->oom = 1;
-			return;
-		}
-	}
+	if (reserve(l, 0) < 0)
+		return;
 	memcpy(l->out + l->len, l->s + l->copied, a - l->copied);
 	l->len += a - l->copied;
 	l->copied = b;
+}
+
+/* Inserts t[0..tn) before s[a]; a >= every earlier call's position. */
+static void insert(struct lim *l, size_t a, const char *t, size_t tn)
+{
+	if (a < l->copied || reserve(l, tn) < 0)
+		return;
+	memcpy(l->out + l->len, l->s + l->copied, a - l->copied);
+	l->len += a - l->copied;
+	l->copied = a;
+	memcpy(l->out + l->len, t, tn);
+	l->len += tn;
 }
 
 static int is_space(char c)
@@ -78,6 +119,11 @@ static const char *const uncounted[] = {
 	"button", "form", "nobr", "h1", "h2", "h3", "h4", "h5", "h6",
 	"frameset", NULL,
 };
+/* HTML's formatting elements: reconstructed when left open. */
+static const char *const formatting[] = {
+	"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small",
+	"strike", "strong", "tt", "u", NULL,
+};
 static const char *const rawtext[] = {
 	"script", "style", "textarea", "title", "xmp", "iframe", "noembed",
 	"noframes", "noscript", NULL,
@@ -99,10 +145,30 @@ static size_t find_end_tag(const char *s, size_t n, size_t i,
 	return n;
 }
 
+/* Closes the open formatting elements before s[t]: "</b></i>". */
+static void close_formatting(struct lim *l, size_t t, const size_t *fname,
+			     const size_t *flen, size_t *nf)
+{
+	char tags[X_MAX_FORMATTING * 10];
+	size_t k, len = 0;
+
+	for (k = *nf; k-- > 0;) {
+		tags[len++] = '<';
+		tags[len++] = '/';
+		memcpy(tags + len, l->s + fname[k], flen[k]);
+		len += flen[k];
+		tags[len++] = '>';
+	}
+	insert(l, t, tags, len);
+	*nf = 0;
+}
+
 int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 {
-	struct lim l = { s, n, NULL, 0, 0, 0 };
+	struct lim l = { s, n, NULL, 0, 0, 0, 0 };
 	size_t i = 0, depth = 0, dropped = 0, foreign = 0;
+	size_t fname[X_MAX_FORMATTING], flen[X_MAX_FORMATTING];
+	size_t nf = 0, fdropped = 0, recon = 0;
 	const char *p;
 
 	*out = NULL;
@@ -198,6 +264,36 @@ int x_limit_html(const char *s, size_t n, char **out, size_t *outlen)
 			else if (foreign > 0)
 				foreign--;
 		}
+		if (!foreign && nl <= 6 && name_is(s + name, nl, formatting)) {
+			if (!end) {
+				if (nf >= X_MAX_FORMATTING) {
+					fdropped++;
+					drop(&l, t, i);
+					continue;
+				}
+				drop(&l, cut_a, cut_b);
+				fname[nf] = name;
+				flen[nf++] = nl;
+				continue;
+			}
+			for (k = nf; k-- > 0;)
+				if (flen[k] == nl &&
+				    strncasecmp(s + fname[k], s + name, nl) == 0)
+					break;
+			if (k != (size_t)-1) {
+				memmove(fname + k, fname + k + 1,
+					(nf - k - 1) * sizeof(*fname));
+				memmove(flen + k, flen + k + 1,
+					(nf - k - 1) * sizeof(*flen));
+				nf--;
+			} else if (fdropped > 0) {
+				fdropped--;
+				drop(&l, t, i);
+			}
+			continue;
+		}
+		if (nf > 0 && (recon += nf) > X_MAX_RECON)
+			close_formatting(&l, t, fname, flen, &nf);
 		if (name_is(s + name, nl, uncounted)) {
 			drop(&l, cut_a, cut_b);
 			continue;

@@ -98,6 +98,11 @@ static int cp_class(unsigned cp)
 	}
 	if (cp >= 0x2000 && cp <= 0x200A)
 		return 1;
+	/* bidi controls: a title with U+202E reads backwards in the
+	 * client's page and in a terminal (Trojan Source); dropped */
+	if (cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+	    (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+		return 2;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * and hand them to publish/ (docs/store.md).
  */
 #include <stdint.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,44 @@ static int put_markers(struct lb_store *st, const struct lb_client *cl,
 	return after ? 0 : store_flush(st, err);
 }
 
+/*
+ * "hosts": the hosts of the client's sources, lower case, without port:
+ * the edge logs a page that is not indexed for the side crawl only when
+ * the request names one of them (or no host), as the crawler takes only
+ * those (docs/crawl.md).
+ */
+static void add_hosts(cJSON *o, const struct lb_client *cl)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "hosts");
+	char h[256];
+	size_t i, k, n;
+
+	for (i = 0; a != NULL && i < cl->n_sources; i++) {
+		const char *u = strstr(cl->sources[i].url, "://"), *e;
+		cJSON *x;
+		int dup = 0;
+
+		if (u == NULL)
+			continue;
+		u += 3;
+		if (*u == '[')
+			e = u + strcspn(u, "]/?#") + (u[strcspn(u, "]/?#")] == ']');
+		else
+			e = u + strcspn(u, ":/?#");
+		n = (size_t)(e - u);
+		if (n == 0 || n >= sizeof(h))
+			continue;
+		for (k = 0; k < n; k++)
+			h[k] = (char)tolower((unsigned char)u[k]);
+		h[n] = '\0';
+		cJSON_ArrayForEach(x, a)
+			if (cJSON_IsString(x) && strcmp(x->valuestring, h) == 0)
+				dup = 1;
+		if (!dup)
+			cJSON_AddItemToArray(a, cJSON_CreateString(h));
+	}
+}
+
 static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 			  const struct lb_endpoint *ep, enum lb_ep_state state,
 			  const struct lb_run_opts *opts, struct lb_error *err)
@@ -217,6 +256,7 @@ static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 				 (!ep->random_completion &&
 				  ep->variant == LB_VARIANT_STANDARD)) ?
 					"empty" : "random");
+	add_hosts(o, cl);
 	cJSON_AddStringToObject(o, "updated", when);
 	if ((json = cJSON_PrintUnformatted(o)) == NULL)
 		goto nomem;

@@ -242,6 +242,24 @@ test('side-crawl record: the URL as given, fragment dropped, bytes escaped', () 
     assert.equal(rec('url=http%3A%2F%2Facme.example%2Fx'), 'acme ml http://acme.example/x');
 });
 
+test('side-crawl record: only URLs of the client\'s hosts (endpoint.json hosts)', () => {
+    const H = store({ 'acme/ml/endpoint.json': ep({ not_indexed: 'empty',
+        hosts: ['acme.example', 'www.acme.example'] }) });
+    const rec = (q) => {
+        const d = core.decide(req('/acme/ml/related-links', q), H);
+        const r = core.miss(d.ctx, H);
+        assert.equal(r.status, 200);
+        return d.ctx.record;
+    };
+    assert.equal(rec('url=https://acme.example/fr/x'), 'acme ml https://acme.example/fr/x');
+    assert.equal(rec('url=https://WWW.Acme.Example:8443/x'), 'acme ml https://WWW.Acme.Example:8443/x');
+    assert.equal(rec('url=/fr/x'), 'acme ml /fr/x');
+    assert.equal(rec('url=//evil.example/x'), undefined);
+    assert.equal(rec('url=https://evil.example/x'), undefined);
+    assert.equal(rec('url=acme.example.evil.example/x'), undefined);
+    assert.equal(rec('url=https%253A%252F%252Fevil.example%252Fx'), undefined);
+});
+
 test('constant-time comparison compares whole strings', () => {
     assert.ok(core.sameHex('abcd', 'abcd'));
     assert.ok(!core.sameHex('abcd', 'abce'));

@@ -127,9 +127,12 @@ d = json.load(open(sys.argv[1]))
 assert len(d["related_links"]) == 8 and all(l["type"] == "random" for l in d["related_links"]), d
 assert sys.argv[2] not in [l["url"] for l in d["related_links"]]
 PY
+# an anonymous request for another site's page: answered, never logged
+curl -s -o /dev/null "$U/demo/b2b/related-links?url=//evil.example/blog/x/"
 sleep 0.3
 awk '$2 == "demo" {print $4}' "$EDGE_PREFIX/logs/unindexed.log" | sort -u >"$tmp/urls.txt"
 grep -qx "$new" "$tmp/urls.txt" || fail "unindexed.log: $(cat "$EDGE_PREFIX/logs/unindexed.log")"
+grep -q evil.example "$tmp/urls.txt" && fail "unindexed.log has another host: $(cat "$tmp/urls.txt")"
 "$LINKBOT" crawl --config "$tmp/linkbot.yaml" --urls "$tmp/urls.txt" --no-rate-limit \
 	>"$tmp/side.log" 2>&1 || fail "side crawl: $(tail -3 "$tmp/side.log")"
 "$LINKBOT" run --config "$tmp/linkbot.yaml" --no-rate-limit --seed 7 >"$tmp/run2.log" 2>&1 ||

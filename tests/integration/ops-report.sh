@@ -48,7 +48,7 @@ ok("23 pages, 2 links each", (e["source_pages"], e["links"]) == (23, 46))
 ok("in-degree histograms before and after add up to the pages",
    sum(n for _, n in e["in_degree_before"]) == 23 and sum(n for _, n in e["in_degree_after"]) == 23)
 ok("after the constraint every page has >= k = 1 in", min(d for d, _ in e["in_degree_after"]) >= 1 and e["min_in"] >= 1)
-ok("stages timed", set(r["stages"]) == {"crawl", "build", "publish"})
+ok("stages timed", {"crawl", "build", "publish"} <= set(r["stages"]))
 ok("one night of history", len(r["history"]) == 1)
 PY
 cat "$WORK/facts"; FAILS=$((FAILS + $(grep -c '^FAIL' "$WORK/facts")))

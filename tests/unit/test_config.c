@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -141,6 +142,10 @@ static void test_errors_name_the_line(void **state)
 	snprintf(text, sizeof(text), "%s", base);
 	memcpy(strstr(text, "blog/{slug}"), "blog/{slu}}", 11);
 	expect_error(text, "t.yaml:7:", "set 'blog'");
+	/* A segment class that does not exist ({year:digits} does). */
+	snprintf(text, sizeof(text), "%s", base);
+	memcpy(strstr(text, "blog/{slug}"), "blog/{s:nm}", 11);
+	expect_error(text, "t.yaml:7:", "digits, letters");
 	/* Empty file. */
 	expect_error("", "empty", NULL);
 }
@@ -201,6 +206,32 @@ static void test_store_locations(void **state)
 	assert_false(config_valid_store(""));
 }
 
+/* A billion laughs of aliases, and an alias inside its own anchor: refused
+ * at once (the readers used to walk the expansion). */
+static void test_yaml_aliases(void **state)
+{
+	char text[2048];
+	size_t n = 0;
+	int i, k;
+	time_t t0 = time(NULL);
+
+	(void)state;
+	n += (size_t)snprintf(text + n, sizeof(text) - n,
+			      "x0: &a0 [\"/blog/{slug}\"]\n");
+	for (i = 1; i < 10; i++) {
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "x%d: &a%d [", i, i);
+		for (k = 0; k < 9; k++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+					      "%s*a%d", k ? ", " : "", i - 1);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "]\n");
+	}
+	snprintf(text + n, sizeof(text) - n, "clients: *a9\n");
+	expect_error(text, "t.yaml:", "expand to more than");
+	assert_true(time(NULL) - t0 < 3);
+	expect_error("a: &x [1, *x]\n", "t.yaml:", "alias inside itself");
+}
+
 static void test_missing_file(void **state)
 {
 	struct lb_config *cfg = NULL;
@@ -223,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_silent_mistakes_refused),
 		cmocka_unit_test(test_store_locations),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_yaml_aliases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

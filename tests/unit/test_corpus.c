@@ -211,6 +211,13 @@ static void test_outcomes(void **state)
 	free(lastmod);
 	assert_int_equal(corpus_get_meta(c, "http://h/zz", &etag, &lm,
 					 &lastmod, &at, &err), 1);
+	/* skipped for an unchanged <lastmod>: tried, not fetched */
+	assert_int_equal(corpus_skip(c, "http://h/c", "blog", 30, &err), 0);
+	assert_int_equal(corpus_get_state(c, "http://h/c", &st, &err), 0);
+	assert_true(st.live);
+	assert_int_equal(st.fetched_at, 22);
+	assert_int_equal(st.tried_at, 30);
+	corpus_state_release(&st);
 	assert_int_equal(corpus_touch(c, "http://h/c", "", NULL, 23, &err), 0);
 	pages(c, &s);
 	assert_string_equal(s.buf, "http://h/a|A|blog\n");
@@ -244,6 +251,7 @@ static void test_runs(void **state)
 					  &err), 0);
 	assert_false(skip);
 	assert_int_equal(cutoff, day + 100);
+	assert_false(corpus_run_forced(c));
 	assert_int_equal(corpus_run_end(c, day + 600, &err), 0);
 	/* finished: same day is skipped, unless forced */
 	assert_int_equal(corpus_run_begin(c, day + 700, 0, &skip, &cutoff,
@@ -253,11 +261,16 @@ static void test_runs(void **state)
 					  &err), 0);
 	assert_false(skip);
 	assert_int_equal(cutoff, day + 800);
-	/* the forced run killed, then resumed (even without force) */
+	assert_true(corpus_run_forced(c));
+	/* the forced run killed, then resumed (even without force): it is
+	 * still a forced run */
+	corpus_free(c);
+	c = open_c();
 	assert_int_equal(corpus_run_begin(c, day + 900, 0, &skip, &cutoff,
 					  &err), 0);
 	assert_false(skip);
 	assert_int_equal(cutoff, day + 800);
+	assert_true(corpus_run_forced(c));
 	assert_int_equal(corpus_run_end(c, day + 950, &err), 0);
 	/* the next day: a new run */
 	assert_int_equal(corpus_run_begin(c, day + DAY + 1, 0, &skip, &cutoff,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <zlib.h>
@@ -52,6 +53,28 @@ static void test_url(void **state)
 	norm("http://h/%7euser/%41?q=%7e%2f", NULL, "http://h/~user/A?q=~%2F");
 	norm("http://h/a%2Fb", NULL, "http://h/a%2Fb");
 	norm("http://h/a b", NULL, "http://h/a%20b");
+	/* escaped dots are decoded, then dot segments removed (6.2.2):
+	 * robots.txt must see the path curl will fetch */
+	norm("http://h/ok/%2e%2e/blocked/x", NULL, "http://h/blocked/x");
+	norm("http://h/ok/%2E%2e/%2e/blocked/x?q", NULL,
+	     "http://h/blocked/x?q");
+	norm("http://h/a/.%2e/.%2E", NULL, "http://h/");
+	norm("http://h/a/%2e", NULL, "http://h/a/");
+	norm("http://h/%2e%2e/%2e%2e/etc", NULL, "http://h/etc");
+	norm("http://h/a/..b/%2e%2ec", NULL, "http://h/a/..b/..c");
+	norm("http://h/a//%2e%2e/b", NULL, "http://h/a/b");
+	norm("http://h/a/%2e%2e%2fb", NULL, "http://h/a/..%2Fb");
+	/* a bare '%' is escaped, so that normalising twice changes nothing
+	 * (fuzz_url: "%%331" became "%31", then "1") */
+	norm("http://h/x%%331?q=%zz", NULL, "http://h/x%2531?q=%25zz");
+	norm("http://h/x%2531?q=%25zz", NULL, "http://h/x%2531?q=%25zz");
+	norm("//a%f2%3/x", "http://h/", NULL);
+	/* IPv4 shorthands: the dotted quad, or refused (fuzz_url:
+	 * "//1312/" against a base stayed "1312", then became 0.0.5.32) */
+	norm("http://1312/x", NULL, "http://0.0.5.32/x");
+	norm("http://10.0.0.1:8080/x", NULL, "http://10.0.0.1:8080/x");
+	norm("http://xn--caf-dma.example/x", NULL,
+	     "http://xn--caf-dma.example/x");
 	norm("ftp://h/x", NULL, NULL);
 	norm("javascript:alert(1)", "http://h/", NULL);
 	norm("mailto:a@b", "http://h/", NULL);
@@ -301,6 +324,42 @@ static void test_sitemap_xxe(void **state)
 	assert_non_null(strstr(err.msg, "DOCTYPE"));
 }
 
+/* A root with 100,000 attributes (quadratic in libxml2: 20 s) is refused
+ * at once; a real sitemap's namespaces pass; 300 levels of nesting stop
+ * at libxml2's depth limit. */
+static void test_xml_limits(void **state)
+{
+	struct lb_buf b;
+	struct got g;
+	struct lb_error err;
+	time_t t0 = time(NULL);
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 8 << 20);
+	lb_buf_adds(&b, "<urlset", NULL);
+	for (i = 0; i < 100000; i++)
+		lb_buf_printf(&b, NULL, " a%d=\"x\"", i);
+	lb_buf_adds(&b, "><url><loc>http://h/a</loc></url></urlset>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), -1);
+	assert_non_null(strstr(err.msg, "attributes"));
+	assert_int_equal(g.n, 0);
+	assert_true(time(NULL) - t0 < 3);
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<urlset xmlns=\"http://www.sitemaps.org/schemas/"
+		    "sitemap/0.9\" xmlns:xhtml=\"http://www.w3.org/1999/"
+		    "xhtml\"><url><loc>http://h/a?x='1'</loc></url><!-- a=1 "
+		    "--></urlset>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), 0);
+	assert_int_equal(g.n, 1);
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<urlset>", NULL);
+	for (i = 0; i < 300; i++)
+		lb_buf_adds(&b, "<x>", NULL);
+	assert_int_equal(parse(b.data, b.len, &g, &err), -1);
+	lb_buf_release(&b);
+}
+
 static int on_link(void *arg, int is_index, const char *href,
 		   const char *lastmod)
 {
@@ -326,6 +385,50 @@ static void test_html_sitemap(void **state)
 	assert_string_equal(g.buf, "/blog/a/|-\nb/|-\nhttp://other/x|-\n");
 	assert_string_equal(base, "http://h/base/");
 	free(base);
+}
+
+/* A broken widget's 1000 unclosed <div>s before the links: every link is
+ * read (the walk used to stop at 256 levels and found none). */
+static void test_html_sitemap_deep(void **state)
+{
+	struct lb_buf b;
+	struct got g;
+	struct lb_error err;
+	char *base = NULL;
+	int i;
+
+	(void)state;
+	lb_buf_init(&b, 8 << 20);
+	lb_buf_adds(&b, "<!DOCTYPE html><html><body>", NULL);
+	for (i = 0; i < 1000; i++)
+		lb_buf_adds(&b, "<div class=w>", NULL);
+	for (i = 0; i < 50; i++)
+		lb_buf_printf(&b, NULL, "<p><a href=\"/blog/p%d/\">P</a>", i);
+	lb_buf_adds(&b, "</body></html>", NULL);
+	memset(&g, 0, sizeof(g));
+	lb_error_init(&err);
+	assert_int_equal(sitemap_parse_html(b.data, b.len, on_link, &g,
+					    &base, &err), 0);
+	assert_int_equal(g.n, 50);
+	assert_non_null(strstr(g.buf, "/blog/p0/|-\n"));
+	assert_non_null(strstr(g.buf, "/blog/p49/|-\n"));
+	free(base);
+
+	/* 200,000 levels and as many stray end tags (quadratic in a tree
+	 * parser), comments, raw text and character references */
+	lb_buf_reset(&b);
+	for (i = 0; i < 200000; i++)
+		lb_buf_adds(&b, "<div>", NULL);
+	for (i = 0; i < 200000; i++)
+		lb_buf_adds(&b, "</span>", NULL);
+	lb_buf_adds(&b, "<!-- <a href=/c> --><script>'<a href=/s>'</script>"
+		    "<a title='x>y' href='/q?a=1&amp;b=2&#x26;c'>Q</a>", NULL);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(sitemap_parse_html(b.data, b.len, on_link, &g,
+					    &base, &err), 0);
+	assert_string_equal(g.buf, "/q?a=1&b=2&c|-\n");
+	assert_null(base);
+	lb_buf_release(&b);
 }
 
 static int priv(const char *ip)
@@ -441,6 +544,8 @@ int main(void)
 		cmocka_unit_test(test_gzip_bomb),
 		cmocka_unit_test(test_sitemap_xxe),
 		cmocka_unit_test(test_html_sitemap),
+		cmocka_unit_test(test_html_sitemap_deep),
+		cmocka_unit_test(test_xml_limits),
 		cmocka_unit_test(test_private_addresses),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_pace),

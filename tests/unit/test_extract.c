@@ -559,6 +559,13 @@ static void test_charsets(void **state)
 	CONV("\xef\xbb\xbf" "a\xc3\xa9", "iso-8859-1", "a\xc3\xa9",
 		   "UTF-8");
 	CONV("\xff\xfe" "a\0\xe9\0", NULL, "a\xc3\xa9", "UTF-16LE");
+	/* UTF-16 named only by the HTTP header, no BOM */
+	CONV("<\0p\0>\0\xe9\0", "text/html; charset=UTF-16",
+		   "<p>\xc3\xa9", "UTF-16LE");
+	CONV("\0<\0p\0>\0\xe9", "text/html; charset=utf-16be",
+		   "<p>\xc3\xa9", "UTF-16BE");
+	/* ... unless the bytes are plainly not UTF-16 */
+	CONV("<p>ok", "utf-16le", "<p>ok", "UTF-8");
 	/* undeclared: valid UTF-8 stays, anything else is windows-1252 */
 	CONV("caf\xc3\xa9", NULL, "caf\xc3\xa9", "UTF-8");
 	CONV("caf\xe9", NULL, "caf\xc3\xa9", "WINDOWS-1252");
@@ -919,6 +926,83 @@ static void test_generator_rules(void **state)
 	}
 }
 
+/* Bidi and terminal controls never reach a field: U+202E, U+2066,
+ * ESC sequences (the ESC itself). */
+static void test_controls(void **state)
+{
+	struct lb_doc doc;
+
+	(void)state;
+	doc = run("<html><head><title>T</title><meta property=og:title "
+		  "content=\"B\x1b]0;x\x07 \xe2\x80\xae" "o\">"
+		  "<script type=application/ld+json>{\"@type\":\"Article\","
+		  "\"author\":\"E\\u001b[31mvil\\u202e\"}</script></head>"
+		  "<body><h1>H\x1b[2Jx\xe2\x80\xaey\xe2\x81\xa6z</h1>"
+		  "<p>t\xe2\x80\x8f" "ext</p></body></html>", "https://e.example/");
+	assert_non_null(doc.title);
+	assert_null(strstr(doc.title, "\xe2\x80\xae"));
+	assert_null(strstr(doc.title, "\xe2\x81\xa6"));
+	assert_null(strchr(doc.title, 0x1b));
+	assert_null(strstr(doc.text, "\xe2\x80\x8f"));
+	assert_null(strchr(doc.text, 0x1b));
+	assert_int_equal(doc.author.n, 1);
+	assert_null(strchr(doc.author.v[0], 0x1b));
+	assert_null(strstr(doc.author.v[0], "\xe2\x80\xae"));
+	lb_doc_release(&doc);
+}
+
+/* 500 distinct formatting elements left open, then 20,000 paragraphs:
+ * gumbo reconstructs every open one for each paragraph (3.7 GB, then a
+ * crash). The limiter keeps at most X_MAX_FORMATTING open and closes them
+ * once their reconstructions pass X_MAX_RECON; the text is all kept. */
+static void test_formatting_bomb(void **state)
+{
+	struct lb_buf b;
+	struct lb_doc doc;
+	char *out = NULL;
+	size_t outlen = 0, i, paras = 0;
+	const char *p;
+	int k;
+
+	(void)state;
+	lb_buf_init(&b, 16 << 20);
+	lb_buf_adds(&b, "<html><body><p>", NULL);
+	for (k = 0; k < 500; k++)
+		lb_buf_printf(&b, NULL, "<b class=c%d>", k);
+	for (k = 0; k < 20000; k++)
+		lb_buf_adds(&b, "<p>x", NULL);
+	assert_int_equal(x_limit_html(b.data, b.len, &out, &outlen), 0);
+	assert_non_null(out);
+	/* at most X_MAX_FORMATTING of the <b>s are left */
+	for (k = X_MAX_FORMATTING; k < 500; k++) {
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "<b class=c%d>", k);
+		assert_null(strstr(out, tag));
+	}
+	assert_non_null(strstr(out, "<b class=c0>"));
+	/* past the budget they are closed before the next paragraph */
+	assert_non_null(strstr(out, "</b></b><p>x"));
+	for (p = out; (p = strstr(p, "<p>x")) != NULL; p++)
+		paras++;
+	assert_int_equal(paras, 20000);
+	free(out);
+
+	doc = run(b.data, "https://e.example/");
+	assert_non_null(doc.text);
+	for (i = 0, paras = 0; doc.text[i] != '\0'; i++)
+		paras += doc.text[i] == 'x';
+	assert_int_equal(paras, 20000);
+	lb_doc_release(&doc);
+
+	/* an ordinary page passes untouched */
+	lb_buf_reset(&b);
+	lb_buf_adds(&b, "<p><a href=/x><b><i>bold</i></b></a> plain<p>next", NULL);
+	assert_int_equal(x_limit_html(b.data, b.len, &out, &outlen), 0);
+	assert_null(out);
+	lb_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -935,6 +1019,8 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_generator_rules),
+		cmocka_unit_test(test_formatting_bomb),
+		cmocka_unit_test(test_controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

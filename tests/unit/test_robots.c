@@ -143,6 +143,47 @@ static void test_wildcards_fast(void **state)
 	assert_true(time(NULL) - t0 < 5);
 }
 
+/* 500 KiB of distinct wildcard rules against a 2 KB path: each rule is
+ * matched in time linear in the path (segments found left to right), and
+ * the rules are scanned longest first, so one URL stays far below the
+ * 1.5 s the backtracking matcher took. */
+static void test_many_wildcard_rules(void **state)
+{
+	size_t cap = LB_ROBOTS_MAX_BYTES, len, k;
+	char *txt = malloc(cap + 64), path[2100];
+	struct lb_robots *r = NULL;
+	struct lb_error err;
+	struct timespec t0, t1;
+	double secs;
+	int i;
+
+	(void)state;
+	len = (size_t)sprintf(txt, "User-agent: *\n");
+	for (k = 0; len + 64 < cap; k++)
+		len += (size_t)sprintf(txt + len, "Disallow: /*a*a*a*a*%zu*b$\n",
+				       k);
+	len += (size_t)sprintf(txt + len, "Allow: /*a*a*a*q$\n");
+	lb_error_init(&err);
+	assert_int_equal(robots_parse(txt, len, "LinkBot", &r, &err), 0);
+	path[0] = '/';
+	memset(path + 1, 'a', 2000);
+	path[2001] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 10; i++)
+		assert_true(robots_allowed(r, path));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(secs < 1.0);	/* 10 URLs */
+	memcpy(path + 1000, "7b", 3);	/* ".../aaa7b": rule 7 */
+	assert_false(robots_allowed(r, path));
+	memcpy(path + 1000, "q", 2);
+	assert_true(robots_allowed(r, path));
+	/* the same rule a thousand times is one rule */
+	robots_free(r);
+	free(txt);
+}
+
 static void test_syntax(void **state)
 {
 	(void)state;
@@ -211,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_longest_match),
 		cmocka_unit_test(test_wildcards),
 		cmocka_unit_test(test_wildcards_fast),
+		cmocka_unit_test(test_many_wildcard_rules),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_sitemaps),
 		cmocka_unit_test(test_size_limit),

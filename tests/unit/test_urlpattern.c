@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -123,6 +124,18 @@ static void test_sets(void **state)
 	assert_false(urlset_match(s, "http://h/about"));
 	urlset_free(s);
 	urlset_free(NULL);
+	/* hosted: only patterns that name a host vouch for the URL's host */
+	{
+		char *w[] = { "a.example/blog/*", "/news/*", "!a.example/blog/x" };
+		struct lb_strlist l2 = { w, 3 };
+
+		assert_int_equal(urlset_compile(&l2, &s, &err), 0);
+		assert_true(urlset_match_hosted(s, "http://a.example/blog/y"));
+		assert_false(urlset_match_hosted(s, "http://a.example/blog/x"));
+		assert_false(urlset_match_hosted(s, "http://evil.example/news/y"));
+		assert_true(urlset_match(s, "http://evil.example/news/y"));
+		urlset_free(s);
+	}
 }
 
 static void test_invalid(void **state)
@@ -144,6 +157,83 @@ static void test_invalid(void **state)
 	assert_true(urlpattern_valid("example.com/blog/{slug}/", &err));
 }
 
+/* Segment classes: {name:digits}, named classes, [...] (issue 19). */
+static void test_classes(void **state)
+{
+	struct lb_error err;
+	const char *bad[] = { "/{y:digit}", "/{y:}", "/{y:[]}", "/{y:[z-a]}",
+			      "/{y:[^]}", NULL };
+	size_t i;
+
+	(void)state;
+	assert_true(m("/blog/{year:digits}/{month:digits}/{slug}",
+		      "http://h/blog/2024/05/post"));
+	assert_false(m("/blog/{year:digits}/{month:digits}/{slug}",
+		       "http://h/blog/tag/cats/post"));
+	assert_false(m("/blog/{year:digits}/{slug}", "http://h/blog/20x4/a"));
+	assert_false(m("/blog/{year:digits}/{slug}", "http://h/blog//a"));
+	assert_true(m("/p/{id:hex}", "http://h/p/00ffAB"));
+	assert_false(m("/p/{id:hex}", "http://h/p/00fg"));
+	assert_true(m("/p/{id:letters}-{n:digits}", "http://h/p/abc-12"));
+	assert_false(m("/p/{id:letters}-{n:digits}", "http://h/p/ab1-12"));
+	assert_true(m("/p/{id:lower}", "http://h/p/abc"));
+	assert_false(m("/p/{id:lower}", "http://h/p/aBc"));
+	assert_true(m("/p/{id:upper}", "http://h/p/ABC"));
+	assert_true(m("/p/{id:alnum}", "http://h/p/aB3"));
+	assert_false(m("/p/{id:alnum}", "http://h/p/a-3"));
+	assert_true(m("/p/{slug:[a-z0-9-]}", "http://h/p/a-3"));
+	assert_false(m("/p/{slug:[a-z0-9-]}", "http://h/p/A-3"));
+	assert_true(m("/p/{x:[^.]}.html", "http://h/p/abc.html"));
+	assert_false(m("/p/{x:[^.]}.html", "http://h/p/a.b.html"));
+	/* a class never spans a '/' or a '?' */
+	assert_false(m("/p/{x:[^.]}", "http://h/p/a/b"));
+	assert_false(m("/p/{x:[^.]}?q=1", "http://h/p/a?b?q=1"));
+	for (i = 0; bad[i] != NULL; i++) {
+		lb_error_init(&err);
+		if (urlpattern_valid(bad[i], &err))
+			fail_msg("pattern '%s' accepted", bad[i]);
+		assert_int_equal(err.code, LB_ECONFIG);
+	}
+}
+
+/* Matching is linear: `*-*-*-*.html` against 4 KB of dashes took 100 s
+ * with the backtracking matcher; here 1000 such matches must be quick. */
+static void test_linear(void **state)
+{
+	struct lb_urlset *s = NULL;
+	struct lb_error err;
+	char url[8192];
+	size_t n;
+	int i;
+	struct timespec t0, t1;
+	double secs;
+
+	(void)state;
+	n = (size_t)snprintf(url, sizeof(url), "https://example.com/");
+	while (n < 4096)
+		url[n++] = '-';
+	memcpy(url + n, "x.htm", 6);
+	lb_error_init(&err);
+	assert_int_equal(urlset_compile1("example.com/*-*-*-*.html", &s, &err),
+			 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 100; i++)
+		assert_false(urlset_match(s, url));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(secs < 5.0);
+	memcpy(url + n, "x.html", 7);
+	assert_true(urlset_match(s, url));
+	urlset_free(s);
+	lb_error_init(&err);
+	assert_int_equal(urlset_compile1("/{a}{b}{c}{d}{e}x", &s, &err), 0);
+	url[n] = '\0';
+	memset(url + 20, 'a', n - 20);
+	assert_false(urlset_match(s, url));
+	urlset_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +243,8 @@ int main(void)
 		cmocka_unit_test(test_query_fragment),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

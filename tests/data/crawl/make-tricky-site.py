@@ -84,6 +84,12 @@ at("/blog/canon-moves/", canon("/blog/canon-moves-a/"))
 # canonical URL crawled and not indexable: the page is not indexed either
 at("/blog/c-to-noindex/", canon("/blog/m-upper/"))
 at("/blog/c-to-404/", canon("/blog/gone-404/"))
+# canonical URLs that no source lists: crawled as canonicals, since a page is
+# linked only under a URL that was crawled and is indexable
+for p in ["/blog/c-rel-target/", "/blog/c-base-t/", "/blog/c-upper-t/",
+          "/blog/c-multi-first/", "/blog/canon-moves-a/",
+          "/blog/canon-moves-b/"]:
+    at(p)
 
 # ---- noindex: robots meta tags (SPEC 1.8) ----
 meta = {
