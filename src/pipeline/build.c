@@ -327,6 +327,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
 	struct links_writer lw;
+	char churn[160];
 	size_t i, j;
 	int rc = -1;
 
@@ -430,18 +431,28 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	memset(&st, 0, sizeof(st));
 	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
 		goto out;
-	log_info("%s/%s: objective %.3f, in-degree min %zu median %zu max %zu, "
-		 "%zu links lifted by the constraint, %zu random",
-		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
-		 st.max_in, st.lifted, st.random_links);
+	/* the run's figures: one line an operator can grep */
 	if (ap.prev != NULL)
-		log_info("%s/%s: churn against the last run: %zu of %zu links new, "
-			 "%zu of %zu pages changed", job->client_id, job->id,
+		snprintf(churn, sizeof(churn), "churn against the last run: "
+			 "%zu of %zu links new, %zu of %zu pages changed",
 			 st.churn, st.links, st.churn_sources, src.n);
-	if (tgt.n > 0 && st.min_in < ap.min_in)
+	else
+		snprintf(churn, sizeof(churn), "no last run");
+	log_info("%s/%s: assign %.2f s %s, objective %.3f, in-degree min %zu "
+		 "median %zu max %zu, %zu links lifted by the constraint on "
+		 "%zu pages, %zu random, %s, %s", job->client_id, job->id,
+		 st.seconds, st.warm ? "warm" : "cold", st.objective,
+		 st.min_in, st.median_in, st.max_in, st.lifted,
+		 st.lifted_pages, st.random_links, churn,
+		 st.certified ? "certified optimal" : "NOT certified optimal");
+	if (tgt.n > 0 && st.min_in < ap.min_in) {
+		char why[400];
+
+		assign_explain(&st, &ap, why, sizeof(why));
 		log_warnx("%s/%s: minimum in-degree %zu is below the %zu asked "
-			  "for (too few source pages or links)",
-			  job->client_id, job->id, st.min_in, ap.min_in);
+			  "for: %s", job->client_id, job->id, st.min_in,
+			  ap.min_in, why);
+	}
 
 	lw.src = &src;
 	lw.tgt = &tgt;
