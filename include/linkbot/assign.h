@@ -59,6 +59,10 @@ struct lb_assignment {
 	size_t n_src;
 	size_t l;
 	struct lb_link *links;
+	/* per target (n_tgt): its bonus in the optimal dual, in units of
+	 * score, >= 0; what the next run's params.warm takes */
+	size_t n_tgt;
+	double *bonus;
 };
 
 struct lb_assign_params {
@@ -82,6 +86,14 @@ struct lb_assign_params {
 	const uint32_t *prev;
 	size_t prev_l;
 	double stability_bonus;
+
+	/*
+	 * Warm start: the previous run's bonuses (lb_assignment.bonus) in
+	 * today's target indexes, NAN for a page that is new; NULL = cold.
+	 * Only the start changes: cost scaling begins at a fine eps from
+	 * them, and the result is certified as a cold one.
+	 */
+	const double *warm;
 
 	/*
 	 * Random completion is modelled exactly (one arc per allowed pair)

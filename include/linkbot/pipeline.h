@@ -34,6 +34,8 @@ struct lb_run_opts {
 					   block of source rows, no assignment */
 	unsigned from_shards;	/* build --shards n: assign from n shard files */
 	int force;		/* crawl even if done today */
+	int cold;		/* build: assign from scratch, not from the last
+				 * run's bonuses (state/.../bonus.tsv) */
 	int dry_run;		/* publish: only say what would change */
 	int progress;		/* progress bars on a TTY */
 	int no_rate_limit;	/* benchmarks only */

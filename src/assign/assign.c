@@ -1795,6 +1795,15 @@ out:
  * source and O(log in_t) for a target.
  */
 #define CS_EPS0 ((int64_t)1 << 24)	/* one unit of score */
+/*
+ * A warm start begins at the same eps: a night that changes 1 % of the
+ * pages moves the optimal bonuses of a third of the targets (k = L ties
+ * every page to every other through chains of link moves), and from
+ * yesterday's bonuses a refine at eps 2^18 or finer made more relabels
+ * than the whole cold solve and gave up; 2^22 saved nothing
+ * (bench/RESULTS.md, issue 17).
+ */
+#define CS_EPS_WARM CS_EPS0
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
 #define CS_BUDGET 64
 /* |potentials| stay below this, so that link-heap keys (value * 256 +
@@ -2459,10 +2468,11 @@ static int cs_refine(struct solver *S, struct cs *C)
 }
 
 /*
- * Bonuses by cost scaling (above). 0: S->p holds the bonuses for
+ * Bonuses by cost scaling (above), from the bonuses in S->p at eps0
+ * (CS_EPS0 cold; CS_EPS_WARM from yesterday's). 0: S->p holds the bonuses for
  * init_flow(); 1: gave up (S->p is then zeroed); -1: no memory.
  */
-static int cost_scale(struct solver *S)
+static int cost_scale(struct solver *S, int64_t eps0)
 {
 	struct cs C;
 	size_t g;
@@ -2482,7 +2492,7 @@ static int cost_scale(struct solver *S)
 	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hi || !C.hn ||
 	    !C.hubt || !C.hubs || !C.stk || !C.pt)
 		goto out;
-	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
+	for (C.eps = eps0; r == 0; C.eps /= CS_ALPHA) {
 		if (C.eps < 1)
 			C.eps = 1;
 		r = cs_refine(S, &C);
@@ -3383,7 +3393,16 @@ static int emit(struct solver *S, const struct lb_assign_params *p,
 
 	out->n_src = S->ns;
 	out->l = l;
+	out->n_tgt = S->nt;
 	out->links = malloc((S->ns * l + 1) * sizeof(*out->links));
+	out->bonus = malloc((S->nt + 1) * sizeof(*out->bonus));
+	if (out->bonus == NULL)
+		goto out;
+	for (t = 0; t < S->nt; t++) {
+		int64_t b = S->p[tnode(S, (uint32_t)t)] - S->p[S->y];
+
+		out->bonus[t] = b > 0 ? (double)b / SCALE : 0;
+	}
 	deg = calloc(S->nt + 1, sizeof(size_t));
 	pm = malloc((S->nt + 1) * sizeof(uint32_t));
 	if (out->links == NULL || deg == NULL || pm == NULL)
@@ -3501,18 +3520,23 @@ void lb_assignment_release(struct lb_assignment *a)
 	if (a == NULL)
 		return;
 	free(a->links);
+	free(a->bonus);
 	a->links = NULL;
-	a->n_src = a->l = 0;
+	a->bonus = NULL;
+	a->n_src = a->l = a->n_tgt = 0;
 }
 
 /*
- * One solve with a given cap and the explicit sources xsrc (may be NULL).
- * 0 done, 1 the cap cannot hold (retry without), 2 the hub flow cannot be
- * realised: stuck[] marks the sources to make explicit, -1 error.
+ * One solve with a given cap and the explicit sources xsrc (may be NULL),
+ * from the bonuses warm[] (cost units; NULL = cold). 0 done, 1 the cap
+ * cannot hold (retry without), 2 the hub flow cannot be realised: stuck[]
+ * marks the sources to make explicit and next[] gets this round's
+ * bonuses, which start the next round; -1 error.
  */
 static int solve_once(const struct lb_candidates *cand,
 		      const struct lb_assign_params *p, uint32_t cap,
-		      const uint8_t *xsrc, uint8_t *stuck,
+		      const uint8_t *xsrc, uint8_t *stuck, const int64_t *warm,
+		      int64_t *next,
 		      struct lb_assignment *out, struct lb_assign_stats *st,
 		      struct lb_error *err)
 {
@@ -3604,7 +3628,23 @@ static int solve_once(const struct lb_candidates *cand,
 		goto out;
 	}
 	set_shift(&S, 0);
-	r = cost_scale(&S);
+	if (warm != NULL) {
+		/* yesterday's bonuses (or the last round's) as the start */
+		for (t = 0; t < S.nt; t++)
+			S.p[tnode(&S, (uint32_t)t)] = warm[t];
+		st->warm = 1;
+	}
+	r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
+	if (r > 0 && warm != NULL) {
+		/* a warm start that went astray costs a cold solve, no more */
+		log_debug("assign: warm cost scaling gave up; cold");
+		memset(S.p, 0, S.nn * sizeof(int64_t));
+		if (init_flow(&S, 0) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		r = cost_scale(&S, CS_EPS0);
+	}
 	j = 0;
 	if (r == 0) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
@@ -3712,6 +3752,12 @@ static int solve_once(const struct lb_candidates *cand,
 				  "their own page or a page they link; solving "
 				  "again with explicit random arcs for them",
 				  nstuck);
+			/* the next round starts from this one's bonuses */
+			for (t = 0; t < S.nt; t++) {
+				int64_t b = S.p[tnode(&S, (uint32_t)t)] - S.p[S.y];
+
+				next[t] = b > 0 ? b : 0;
+			}
 			rc = 2;
 			goto out;
 		}
@@ -3748,21 +3794,31 @@ static int solve(const struct lb_candidates *cand,
 		 struct lb_error *err)
 {
 	uint8_t *xsrc = NULL, *stuck = NULL;
+	int64_t *warm = NULL;
 	size_t ns = cand->n_src, s, nx = 0, rounds = 0;
-	int rc = -1;
+	int rc = -1, is_warm = p->warm != NULL;
 
 	xsrc = calloc(ns + 1, 1);
 	stuck = calloc(ns + 1, 1);
-	if (xsrc == NULL || stuck == NULL) {
+	warm = calloc(p->n_tgt + 1, sizeof(int64_t));
+	if (xsrc == NULL || stuck == NULL || warm == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
+	}
+	/* yesterday's bonuses in cost units; a new page starts at 0 */
+	for (s = 0; p->warm != NULL && s < p->n_tgt; s++) {
+		double b = p->warm[s];
+
+		warm[s] = isfinite(b) && b > 0 ?
+				  llround((b < 1e6 ? b : 1e6) * SCALE) : 0;
 	}
 	for (;;) {
 		size_t added = 0;
 
 		memset(st, 0, sizeof(*st));
-		rc = solve_once(cand, p, cap, nx ? xsrc : NULL, stuck, out, st,
-				err);
+		rc = solve_once(cand, p, cap, nx ? xsrc : NULL, stuck,
+				is_warm || rounds > 0 ? warm : NULL, warm, out,
+				st, err);
 		if (rc != 2)
 			break;
 		for (s = 0; s < ns; s++)
@@ -3782,9 +3838,11 @@ static int solve(const struct lb_candidates *cand,
 	}
 	st->explicit_sources = nx;
 	st->rounds = rounds + 1;
+	st->warm = is_warm;
 out:
 	free(xsrc);
 	free(stuck);
+	free(warm);
 	return rc;
 }
 

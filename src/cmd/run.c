@@ -45,6 +45,8 @@ static void usage(FILE *f, const struct job *job)
 		"      --shard I/N       build: only the candidates of shard I of N (0-based)\n"
 		"                        into state/<client>/<endpoint>/candidates.I-of-N.tsv\n"
 		"      --shards N        build: assign from the N shard files (the merge step)\n"
+		"      --cold            build: solve the assignment from scratch, not\n"
+		"                        from the last run's bonuses (bonus.tsv)\n"
 		"      --dry-run         publish: print what would change, change nothing\n"
 		"      --seed N          seed of random completion (default: the UTC day)\n"
 		"      --now UNIXTIME    pretend the time is this (tests)\n"
@@ -69,6 +71,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'H' },
 		{ "shards", required_argument, NULL, 'M' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "cold", no_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "no-rate-limit", no_argument, NULL, 'R' },
@@ -111,6 +114,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 			}
 			break;
 		case 'n': ro.dry_run = 1; break;
+		case 'C': ro.cold = 1; break;
 		case 'S':
 			ro.have_seed = 1;
 			ro.seed = strtoull(optarg, NULL, 10);

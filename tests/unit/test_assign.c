@@ -844,6 +844,63 @@ static void test_site_hub_exact(void **state)
 	}
 }
 
+/*
+ * Warm start: tonight's instance (1 % of the rows drawn again) solved
+ * from yesterday's bonuses gives the cold solve's objective, certified,
+ * in hub and in dense mode; a page that is new (NAN) starts at 0.
+ */
+static void test_warm_start(void **state)
+{
+	size_t it;
+
+	(void)state;
+	for (it = 0; it < 6; it++) {
+		struct inst in;
+		struct lb_assignment a = { 0 }, b = { 0 }, c = { 0 };
+		struct lb_assign_stats sa, sb, sc;
+		struct lb_error err;
+		size_t n = it < 3 ? 1000 + below(200) : 60 + below(100);
+		size_t L = 4 + below(5), s, j;
+		double *warm;
+
+		site_make(&in, n, 12, L, 3);
+		in.p.min_in = L - it % 2;	/* k = L and k < L */
+		in.p.seed = it;
+		lb_error_init(&err);
+		assert_int_equal(assign_links(&in.c, &in.p, &a, &sa, &err), 0);
+		assert_true(sa.certified);
+		assert_false(sa.warm);
+		assert_int_equal(a.n_tgt, n);
+		warm = malloc(n * sizeof(double));
+		for (j = 0; j < n; j++) {
+			assert_true(a.bonus[j] >= 0);
+			warm[j] = j % 97 == 5 ? NAN : a.bonus[j];
+		}
+		for (s = 3; s < n; s += 100)
+			for (j = 0; j < in.c.m; j++)
+				if (in.c.target[s * in.c.m + j] != LB_NO_TARGET)
+					in.c.target[s * in.c.m + j] =
+						(uint32_t)((s + 1 + below(n - 1)) % n);
+		in.p.warm = warm;
+		assert_int_equal(assign_links(&in.c, &in.p, &b, &sb, &err), 0);
+		in.p.warm = NULL;
+		assert_int_equal(assign_links(&in.c, &in.p, &c, &sc, &err), 0);
+		assert_true(sb.warm);
+		assert_false(sc.warm);
+		assert_true(sb.certified && sc.certified);
+		assert_int_equal(site_short(&in, &b, &sb), 0);
+		if (fabs(sb.model_objective - sc.model_objective) >
+		    1e-6 * fabs(sc.model_objective) + 1e-5)
+			fail_msg("warm %.9f, cold %.9f (n %zu L %zu)",
+				 sb.model_objective, sc.model_objective, n, L);
+		free(warm);
+		lb_assignment_release(&a);
+		lb_assignment_release(&b);
+		lb_assignment_release(&c);
+		inst_free(&in);
+	}
+}
+
 static void test_invalid(void **state)
 {
 	struct inst in;
@@ -907,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_stability),
 		cmocka_unit_test(test_site_k_equals_l),
 		cmocka_unit_test(test_site_hub_exact),
+		cmocka_unit_test(test_warm_start),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_empty),
 	};
