@@ -3548,6 +3548,7 @@ static int solve_once(const struct lb_candidates *cand,
 	uint32_t k = p->min_in > CAP_INF ? CAP_INF : (uint32_t)p->min_in;
 	uint32_t j, kmax;
 	size_t t;
+	double t_cs = 0, t_rz = 0;
 	int rc = -1, r;
 
 	memset(&S, 0, sizeof(S));
@@ -3634,7 +3635,9 @@ static int solve_once(const struct lb_candidates *cand,
 			S.p[tnode(&S, (uint32_t)t)] = warm[t];
 		st->warm = 1;
 	}
+	t_cs = now_seconds();
 	r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
+	t_cs = now_seconds() - t_cs;
 	if (r > 0 && warm != NULL) {
 		/* a warm start that went astray costs a cold solve, no more */
 		log_debug("assign: warm cost scaling gave up; cold");
@@ -3732,6 +3735,7 @@ static int solve_once(const struct lb_candidates *cand,
 			st->feasible = 0;
 	st->certified = certify(&S);
 	st->augmentations = S.augmentations;
+	t_rz = now_seconds();
 
 	if (S.hub) {
 		size_t nstuck = 0;
@@ -3771,6 +3775,8 @@ static int solve_once(const struct lb_candidates *cand,
 		}
 		st->certified = r;
 	}
+	log_debug("assign: %.3f s cost scaling, %.3f s realising and "
+		  "certifying the links", t_cs, now_seconds() - t_rz);
 	if (emit(&S, p, rt, out, st, bonus) < 0) {
 		lb_assignment_release(out);
 		lb_error_set(err, LB_ENOMEM, "out of memory");
