@@ -707,6 +707,8 @@ static void site_make(struct inst *in, size_t n, size_t m, size_t L,
 
 		if (short_[s])
 			want = L - 1 - below(L / 2);	/* short of links */
+		if (want > m)
+			want = m;
 		while (got < want && tries++ < 50 * m) {
 			double x = (double)below(1u << 30) / (double)(1u << 30) * sum;
 			size_t lo = 0, hi = n - 1;
@@ -769,10 +771,10 @@ static size_t site_short(const struct inst *in, const struct lb_assignment *a,
  */
 static void test_site_k_equals_l(void **state)
 {
-	size_t it, failed = 0, hub_runs = 0, rnd_total = 0;
+	size_t it, failed = 0, hub_runs = 0, rnd_total = 0, nx = 0;
 
 	(void)state;
-	for (it = 0; it < 100; it++) {
+	for (it = 0; it < (getenv("SITE_SWEEP") ? 400u : 100u); it++) {
 		struct inst in;
 		struct lb_assignment a = { 0 };
 		struct lb_assign_stats st;
@@ -787,6 +789,8 @@ static void test_site_k_equals_l(void **state)
 		sh = site_short(&in, &a, &st);
 		hub_runs++;
 		rnd_total += st.random_links;
+		nx += st.explicit_sources;
+		assert_true(st.rounds >= 1 + (st.explicit_sources > 0));
 		if (sh > 0 || st.unrealized > 0 || !st.certified ||
 		    !st.feasible || st.min_in < L) {
 			print_message("site %zu (n %zu, L = k = %zu): %zu links "
@@ -799,22 +803,25 @@ static void test_site_k_equals_l(void **state)
 		lb_assignment_release(&a);
 		inst_free(&in);
 	}
-	print_message("sites: %zu of %zu short of k (%zu random links in all)\n",
-		      failed, hub_runs, rnd_total);
+	print_message("sites: %zu of %zu short of k (%zu random links in all, "
+		      "%zu sources made explicit)\n", failed, hub_runs,
+		      rnd_total, nx);
 	assert_int_equal(failed, 0);
+	/* the sites that the old matching left short needed explicit rows */
+	assert_true(nx > 0);
 }
 
 /*
  * The same shape, small enough for the exact dense model: hub mode
  * (dense_limit 1) gives the dense model's objective (which GLPK checks
- * elsewhere) on every instance, k = L.
+ * elsewhere) on every instance, k = L and (every third) k < L.
  */
 static void test_site_hub_exact(void **state)
 {
 	size_t it;
 
 	(void)state;
-	for (it = 0; it < 60; it++) {
+	for (it = 0; it < (getenv("SITE_SWEEP") ? 3000u : 60u); it++) {
 		struct inst in;
 		struct lb_assignment a = { 0 }, b = { 0 };
 		struct lb_assign_stats sa, sb;
@@ -823,6 +830,8 @@ static void test_site_hub_exact(void **state)
 
 		site_make(&in, n, 4 + below(6), L, 1 + below(4));
 		in.p.seed = it;
+		if (it % 3 == 2)
+			in.p.min_in = L - 1 - below(2);	/* k < L too */
 		lb_error_init(&err);
 		in.p.dense_limit = (size_t)1 << 30;
 		assert_int_equal(assign_links(&in.c, &in.p, &a, &sa, &err), 0);
