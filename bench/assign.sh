@@ -5,6 +5,7 @@
 #   bench/assign.sh                 N = 20000 (M = 32, L = 8, k = 4 and 8)
 #   ASSIGN_BENCH_N="20000 100000" bench/assign.sh   (the issue's N; minutes)
 #   ASSIGN_BENCH_LEMON_MAX=100000   largest N given to LEMON (default)
+#   ASSIGN_BENCH_NIGHT_N="100000 1000000"   sizes of the night (default: N)
 #
 # Each solver runs in a process of its own (peak memory is per solver,
 # measured as VmHWM over the solve). Both are single-threaded; the ratio
@@ -68,5 +69,47 @@ for n in $NS; do
 			exit (d <= 1e-6 * a + 1e-6) ? 0 : 1
 		}' || status=1
 	done
+done
+
+# A night: 1 % of the pages changed (a third deleted, a third new, a third
+# with new candidate lists). Yesterday is solved cold; tonight warm (from
+# yesterday's links and bonuses), cold, and by LEMON cold, same objective.
+NIGHT_NS=${ASSIGN_BENCH_NIGHT_N:-$NS}
+echo "assign night: 1 % of the pages changed, k = $L (warm = from yesterday's bonuses)"
+for n in $NIGHT_NS; do
+	out=$("$bin" night "$n" "$M" "$L" "$L")
+	sed 's/^/  /' <<<"$out"
+	warm=$(grep '^night-warm' <<<"$out")
+	cold=$(grep '^night-cold' <<<"$out")
+	for l in "$warm" "$cold"; do
+		if [ "$(field "$l" certified)" != 1 ]; then
+			echo "  FAIL: not certified optimal" >&2
+			status=1
+		fi
+	done
+	lemon_cpu=nan lemon_obj=$(field "$cold" objective)
+	if [ "$n" -le "$LEMON_MAX" ]; then
+		lemon=$("$bin" lemon-night "$n" "$M" "$L" "$L")
+		echo "  $lemon"
+		lemon_cpu=$(field "$lemon" cpu)
+		lemon_obj=$(field "$lemon" objective)
+	else
+		echo "  lemon skipped at N=$n (ASSIGN_BENCH_LEMON_MAX=$LEMON_MAX)"
+	fi
+	awk -v n="$n" -v wt="$(field "$warm" cpu)" -v ct="$(field "$cold" cpu)" \
+	    -v lt="$lemon_cpu" -v wo="$(field "$warm" objective)" \
+	    -v co="$(field "$cold" objective)" -v lo="$lemon_obj" '
+	function same(a, b,   d, m) {
+		d = a - b; if (d < 0) d = -d
+		m = b; if (m < 0) m = -m
+		return d <= 1e-6 * m + 1e-6
+	}
+	BEGIN {
+		ok = same(wo, co) && same(lo, co)
+		printf "  N=%d night: warm/cold = %.3f, warm/lemon = %s, objective %s\n",
+			n, wt / ct, (lt == "nan") ? "-" : sprintf("%.3f", wt / lt),
+			ok ? "equal" : "DIFFERS"
+		exit ok ? 0 : 1
+	}' || status=1
 done
 exit $status

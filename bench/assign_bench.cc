@@ -66,7 +66,7 @@ static void reset_hwm(void)
 }
 
 static void make_instance(struct lb_candidates *c, size_t n, size_t m,
-			  uint64_t seed)
+			  uint64_t seed, std::vector<double> *pop_out = nullptr)
 {
 	std::mt19937_64 rng(seed);
 	std::vector<double> pop(n), cdf(n);
@@ -107,6 +107,109 @@ static void make_instance(struct lb_candidates *c, size_t n, size_t m,
 			c->score[s * m + j] = row[j].first;
 		}
 	}
+	if (pop_out != nullptr)
+		*pop_out = pop;
+}
+
+/*
+ * A night: 1 % of the pages change. A third of them are deleted (rows
+ * gone, and gone from the other rows' lists, which end earlier), a third
+ * are new (rows drawn like the others, appended), a third have their
+ * candidate list drawn again (over today's pages, new ones included).
+ * map[old] = today's index or LB_NO_TARGET. Deterministic in seed.
+ */
+static void make_night(const struct lb_candidates *c0,
+		       const std::vector<double> &pop0, size_t n, size_t m,
+		       uint64_t seed, struct lb_candidates *c,
+		       std::vector<uint32_t> *map, size_t *n_out)
+{
+	std::mt19937_64 rng(seed * 7919 + 17);
+	std::uniform_real_distribution<double> u(0.0, 1.0);
+	size_t d = std::max<size_t>(3, n / 100), nd = d / 3, nn = d / 3,
+	       ne = d - nd - nn, i, j, s;
+	std::vector<char> del(n, 0), edit;
+	std::vector<double> pop, cdf;
+	size_t n1, k = 0;
+	double sum = 0;
+
+	for (i = 0; i < nd;) {
+		size_t x = rng() % n;
+		if (!del[x]) {
+			del[x] = 1;
+			i++;
+		}
+	}
+	map->assign(n, LB_NO_TARGET);
+	for (s = 0; s < n; s++)
+		if (!del[s])
+			(*map)[s] = (uint32_t)k++;
+	n1 = k + nn;
+	pop.assign(n1, 0);
+	for (s = 0; s < n; s++)
+		if (!del[s])
+			pop[(*map)[s]] = pop0[s];
+	for (s = k; s < n1; s++)
+		pop[s] = std::pow(u(rng) + 1e-9, -0.9);
+	cdf.assign(n1, 0);
+	for (s = 0; s < n1; s++) {
+		sum += pop[s];
+		cdf[s] = sum;
+	}
+	edit.assign(n1, 0);
+	for (s = k; s < n1; s++)
+		edit[s] = 1;
+	for (i = 0; i < ne;) {
+		size_t x = rng() % k;
+		if (!edit[x]) {
+			edit[x] = 1;
+			i++;
+		}
+	}
+	lb_candidates_init(c, n1, m);
+	for (s = 0; s < n; s++) {
+		uint32_t ns_ = (*map)[s];
+		size_t got = 0;
+
+		if (ns_ == LB_NO_TARGET || edit[ns_])
+			continue;
+		for (j = 0; j < m; j++) {
+			uint32_t t = c0->target[s * m + j];
+			if (t == LB_NO_TARGET || (*map)[t] == LB_NO_TARGET)
+				continue;
+			c->target[ns_ * m + got] = (*map)[t];
+			c->score[ns_ * m + got++] = c0->score[s * m + j];
+		}
+	}
+	std::vector<std::pair<float, uint32_t>> row;
+	for (s = 0; s < n1; s++) {
+		if (!edit[s])
+			continue;
+		row.clear();
+		while (row.size() < m) {
+			double x = u(rng) * sum;
+			uint32_t t = (uint32_t)(std::lower_bound(cdf.begin(),
+						cdf.end(), x) - cdf.begin());
+			bool dup = t == s || t >= n1;
+
+			for (auto &e : row)
+				dup = dup || e.second == t;
+			if (dup)
+				continue;
+			float w = (float)(0.15 + 0.6 * u(rng) +
+					  0.2 * std::min(1.0, std::log1p(pop[t]) / 4));
+			row.push_back({ std::min(w, 0.95f), t });
+		}
+		std::sort(row.begin(), row.end(),
+			  [](const std::pair<float, uint32_t> &a,
+			     const std::pair<float, uint32_t> &b) {
+				  return a.first > b.first;
+			  });
+		for (j = 0; j < m; j++) {
+			c->target[s * m + j] = row[j].second;
+			c->score[s * m + j] = row[j].first;
+		}
+	}
+	*n_out = n1;
 }
 
 static double cpu_now(void)
@@ -124,12 +227,119 @@ static double now(void)
 		.count();
 }
 
+/*
+ * The night in one process: yesterday's cold solve (its links and
+ * bonuses mapped to today's pages), then today's instance warm and cold.
+ * Prints one line per solve; CPU seconds of each solve alone.
+ */
+static int run_night(const struct lb_candidates *c0,
+		     const std::vector<double> &pop0, size_t n, size_t l,
+		     size_t k, uint64_t seed)
+{
+	struct lb_candidates c;
+	std::vector<uint32_t> map;
+	std::vector<long> self;
+	std::vector<uint32_t> prev;
+	std::vector<double> warm;
+	struct lb_assign_params p;
+	struct lb_assignment a0 = { 0, 0, nullptr, 0, nullptr },
+			     a1 = { 0, 0, nullptr, 0, nullptr },
+			     a2 = { 0, 0, nullptr, 0, nullptr };
+	struct lb_assign_stats st;
+	struct lb_error err;
+	size_t n1, s, j;
+	double c0t;
+	const char *what[2] = { "warm", "cold" };
+
+	self.resize(n);
+	for (s = 0; s < n; s++)
+		self[s] = (long)s;
+	memset(&p, 0, sizeof(p));
+	p.n_tgt = n;
+	p.links = l;
+	p.min_in = k;
+	p.random_completion = 1;
+	p.seed = seed;
+	p.self = self.data();
+	lb_error_init(&err);
+	c0t = cpu_now();
+	if (assign_links(c0, &p, &a0, &st, &err) < 0) {
+		fprintf(stderr, "assign_links: %s\n", err.msg);
+		return 1;
+	}
+	printf("night-yesterday N=%zu cpu=%.3f objective=%.6f certified=%d\n",
+	       n, cpu_now() - c0t, st.model_objective, st.certified);
+	make_night(c0, pop0, n, c0->m, seed, &c, &map, &n1);
+	self.resize(n1);
+	for (s = 0; s < n1; s++)
+		self[s] = (long)s;
+	prev.assign(n1 * l, LB_NO_TARGET);
+	warm.assign(n1, NAN);
+	for (s = 0; s < n; s++) {
+		uint32_t ns_ = map[s];
+		size_t got = 0;
+
+		if (ns_ == LB_NO_TARGET)
+			continue;
+		warm[ns_] = a0.bonus[s];
+		for (j = 0; j < l; j++) {
+			uint32_t t = a0.links[s * l + j].target;
+			if (t != LB_NO_TARGET && map[t] != LB_NO_TARGET)
+				prev[ns_ * l + got++] = map[t];
+		}
+	}
+	lb_assignment_release(&a0);
+	p.n_tgt = n1;
+	p.self = self.data();
+	p.prev = prev.data();
+	p.prev_l = l;
+	p.stability_bonus = 0;	/* the same instance warm and cold */
+	for (int w = 0; w < 2; w++) {
+		struct lb_assignment *a = w == 0 ? &a1 : &a2;
+
+		p.warm = w == 0 ? warm.data() : nullptr;
+		c0t = cpu_now();
+		if (assign_links(&c, &p, a, &st, &err) < 0) {
+			fprintf(stderr, "assign_links: %s\n", err.msg);
+			return 1;
+		}
+		printf("night-%s N=%zu M=%zu L=%zu k=%zu cpu=%.3f objective=%.6f "
+		       "min_in=%zu certified=%d churn=%zu churn_pages=%zu "
+		       "lifted_pages=%zu\n", what[w], n1, c.m, l, k,
+		       cpu_now() - c0t, st.model_objective, st.min_in,
+		       st.certified, st.churn, st.churn_sources,
+		       st.lifted_pages);
+		fflush(stdout);
+	}
+	/* how far the optimal bonuses moved overnight (pages kept) */
+	{
+		size_t kept = 0, moved = 0, moved_far = 0;
+		double mx = 0;
+
+		for (s = 0; s < n1; s++) {
+			if (std::isnan(warm[s]))
+				continue;
+			double dlt = std::fabs(warm[s] - a2.bonus[s]);
+			kept++;
+			moved += dlt > 1e-6;
+			moved_far += dlt > 1e-2;
+			mx = std::max(mx, dlt);
+		}
+		printf("night-duals kept=%zu moved=%zu moved_over_0.01=%zu "
+		       "max_move=%.4f\n", kept, moved, moved_far, mx);
+	}
+	lb_assignment_release(&a1);
+	lb_assignment_release(&a2);
+	lb_candidates_release(&c);
+	return 0;
+}
+
 static int run_ours(const struct lb_candidates *c, size_t n, size_t l,
 		    size_t k, uint64_t seed)
 {
 	std::vector<long> self(n);
 	struct lb_assign_params p;
-	struct lb_assignment a = { 0, 0, nullptr };
+	struct lb_assignment a = { 0, 0, nullptr, 0, nullptr };
 	struct lb_assign_stats st;
 	struct lb_error err;
 	long before;
@@ -193,6 +403,8 @@ static int run_lemon(const struct lb_candidates *c, size_t n, size_t l,
 	const long long inf = (long long)n * (long long)l;
 	size_t d = std::min(k, n - 1);
 
+	/* the network is the one of N pages; a night has as many */
+
 	for (size_t s = 0; s < n; s++) {
 		for (size_t j = 0; j < c->m; j++) {
 			uint32_t t = c->target[s * c->m + j];
@@ -251,7 +463,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: assign_bench ours|lemon N M L k [seed]\n");
+		fprintf(stderr, "usage: assign_bench ours|lemon|night|lemon-night "
+			"N M L k [seed]\n");
 		return 2;
 	}
 	n = strtoul(argv[2], nullptr, 10);
@@ -260,8 +473,20 @@ int main(int argc, char **argv)
 	k = strtoul(argv[5], nullptr, 10);
 	seed = argc > 6 ? strtoull(argv[6], nullptr, 10) : 1;
 	log_init(getenv("ASSIGN_DEBUG") ? 2 : 0);
-	make_instance(&c, n, m, seed);
-	if (std::string(argv[1]) == "ours")
+	std::vector<double> pop;
+	make_instance(&c, n, m, seed, &pop);
+	if (std::string(argv[1]) == "night") {
+		rc = run_night(&c, pop, n, l, k, seed);
+	} else if (std::string(argv[1]) == "lemon-night") {
+		/* LEMON cold on tonight's instance (the same as night's) */
+		struct lb_candidates c1;
+		std::vector<uint32_t> map;
+		size_t n1;
+
+		make_night(&c, pop, n, m, seed, &c1, &map, &n1);
+		rc = run_lemon(&c1, n1, l, k);
+		lb_candidates_release(&c1);
+	} else if (std::string(argv[1]) == "ours")
 		rc = run_ours(&c, n, l, k, seed);
 	else if (std::string(argv[1]) == "lemon")
 		rc = run_lemon(&c, n, l, k);

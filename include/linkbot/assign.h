@@ -59,6 +59,10 @@ struct lb_assignment {
 	size_t n_src;
 	size_t l;
 	struct lb_link *links;
+	/* per target (n_tgt): its bonus in the optimal dual, in units of
+	 * score, >= 0; what the next run's params.warm takes */
+	size_t n_tgt;
+	double *bonus;
 };
 
 struct lb_assign_params {
@@ -84,11 +88,30 @@ struct lb_assign_params {
 	double stability_bonus;
 
 	/*
+	 * Warm start: the previous run's bonuses (lb_assignment.bonus) in
+	 * today's target indexes, NAN for a page that is new; NULL = cold.
+	 * Only the start changes: cost scaling begins at a fine eps from
+	 * them, and the result is certified as a cold one.
+	 */
+	const double *warm;
+
+	/*
 	 * Random completion is modelled exactly (one arc per allowed pair)
 	 * while the pairs number at most dense_limit, through one hub node
 	 * per language group above it (0 = default, 1 << 16).
 	 */
 	size_t dense_limit;
+};
+
+/* Why some page has fewer than k links in (stats.short_why). */
+enum lb_assign_short {
+	LB_ASSIGN_SHORT_NONE = 0,
+	LB_ASSIGN_SHORT_SUPPLY,		/* L * sources < demand of k (a group) */
+	LB_ASSIGN_SHORT_CANDIDATES,	/* no random completion: the candidate
+					 * lists cannot reach k everywhere */
+	LB_ASSIGN_SHORT_CAP,		/* max_in leaves too little room */
+	LB_ASSIGN_SHORT_REACH		/* some pages have fewer than k sources
+					 * that may link them at all */
 };
 
 struct lb_assign_stats {
@@ -104,14 +127,33 @@ struct lb_assign_stats {
 	int certified;		/* dual potentials prove the flow optimal */
 	size_t churn;		/* links not in the previous run (0 without prev) */
 	size_t churn_sources;	/* sources whose link set changed */
-	size_t unrealized;	/* hub mode: random links that found no target */
+	size_t unrealized;	/* random links that found no target (always 0
+				 * now: kept for the report's format) */
+	size_t explicit_sources;	/* hub mode: sources solved with explicit
+				 * random arcs so that the hub flow could
+				 * be realised (no self link, no duplicate) */
+	size_t rounds;		/* solves that took (1 + rounds that made
+				 * sources explicit) */
 	size_t augmentations;	/* shortest paths the solver augmented */
 	double seconds;		/* solve time */
+	int warm;		/* started from the previous run's potentials */
+	int short_why;		/* enum lb_assign_short */
+	size_t supply;		/* links the sources can give (sum of L_s) */
+	size_t demand;		/* links k asks for: sum of min(k, reach_t) */
+	size_t low_reach;	/* targets fewer than k sources may link */
+	size_t min_reach;	/* the fewest sources that may link a target */
 };
 
 int assign_links(const struct lb_candidates *cand,
 		 const struct lb_assign_params *p, struct lb_assignment *out,
 		 struct lb_assign_stats *stats, struct lb_error *err);
 void lb_assignment_release(struct lb_assignment *a);
+
+/*
+ * One sentence on why k does not hold for every page (stats->short_why),
+ * or that it does, for the log. Returns what snprintf returns.
+ */
+int assign_explain(const struct lb_assign_stats *st,
+		   const struct lb_assign_params *p, char *buf, size_t size);
 
 #endif

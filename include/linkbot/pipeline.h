@@ -39,6 +39,8 @@ struct lb_run_opts {
 					   block of source rows, no assignment */
 	unsigned from_shards;	/* build --shards n: assign from n shard files */
 	int force;		/* crawl even if done today */
+	int cold;		/* build: assign from scratch, not from the last
+				 * run's bonuses (state/.../bonus.tsv) */
 	int dry_run;		/* publish: only say what would change */
 	int allow_shrink;	/* publish even past an endpoint's max_shrink */
 	int progress;		/* progress bars on a TTY */

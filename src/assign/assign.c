@@ -25,14 +25,18 @@
  * weight R ("dense mode"): the model is then exactly the problem above.
  * For large ones (hub mode), one hub node h_g per language group stands for
  * them: s --(cap L_s, cost -R)--> h_g --(cost 0)--> t. The hub relaxes
- * "no duplicate, no self link" for random links only; after solving, the
- * solver keeps per target only the number of random links it needs to
- * reach d_t, spreads the rest uniformly at random (SPEC 1.3), and matches
- * random slots to sources avoiding self and duplicates (swap repair). A
- * matching that succeeds realises the relaxation's optimum, which is then
- * optimal for the exact model too (the relaxation is never worse); with
- * thousands of targets it always succeeds; failures are counted
- * (stats->unrealized) and clear stats->certified.
+ * "no duplicate, no self link" for random links only, so its optimum may
+ * not be realisable: with k = L every page ends at exactly k, and a page
+ * short of both outgoing and incoming links sends its random units to
+ * itself through the hub (the 1,169-page manual of issue 17 ended a page
+ * at 6 of 8). After solving, realize() matches random slots to sources
+ * exactly (a b-matching with augmenting paths, notes there); when no
+ * matching exists, the sources it names get explicit random arcs (dense
+ * mode for those rows only, xsrc[]) and the problem is solved again,
+ * which is exact for them; at least one source a round, so the rounds
+ * end (a handful on real sites). The links finally realised have the
+ * relaxation's optimal value, which bounds the exact model's, and
+ * certify_links() proves it on the links themselves.
  *
  * Invariant (reduced-cost optimality): potentials p with every residual
  * arc (u, v) at rc = cost + p(u) - p(v) >= 0; only the node balances are
@@ -87,7 +91,10 @@
  *   held is kept: k_used, the best uniform k ("as close as possible").
  * Certificate (certify): every residual arc has rc >= 0 and every balance
  *   is 0; LP duality's proof of optimality for the integer costs, O(arcs).
- *   stats->certified reports it.
+ *   Then certify_links() checks the links as emitted, in the exact model
+ *   (no hub: every allowed random pair not taken is an arc, the best of
+ *   them per source found through the targets sorted by potential).
+ *   stats->certified reports both.
  *
  * Costs are integers: round((score + bonus) * 2^24), so the optimum is
  * exact for scores rounded to 2^-24 (floats in [-1, 1] carry 24 bits).
@@ -105,6 +112,7 @@
  * are kept when the slots allow it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +160,8 @@ struct solver {
 	size_t ns, nt, ng, nn;
 	uint32_t y;		/* the sink's node id */
 	int hub;		/* hub mode */
+	const uint8_t *xsrc;	/* hub mode: sources with explicit random
+				 * arcs instead of the hub (NULL: none) */
 	int64_t cost_r;		/* cost of a random arc: -W(R) > 0 */
 
 	/* arcs by source (CSR), sorted by cost ascending per source */
@@ -248,6 +258,13 @@ static inline int is_tgt(const struct solver *S, uint32_t v)
 static inline int is_hub(const struct solver *S, uint32_t v)
 {
 	return v >= S->ns + S->nt && v < S->y;
+}
+
+/* Source s reaches its group's hub (hub mode, not made explicit). */
+static inline int hub_src(const struct solver *S, uint32_t s)
+{
+	return S->hub && S->gs[s] != NONE &&
+	       (S->xsrc == NULL || !S->xsrc[s]);
 }
 
 static inline uint32_t dem(const struct solver *S, uint32_t t)
@@ -499,7 +516,7 @@ static void ph_update(struct solver *S, uint32_t node)
 	if (is_src(S, node)) {
 		uint32_t g = S->gs[node];
 
-		if (g == NONE || !S->hub)
+		if (!hub_src(S, node))
 			return;
 		ph_set(S, 5 * g, node, S->r[node] < S->ls[node]);
 		ph_set(S, 5 * g + 3, node, S->r[node] > 0);
@@ -765,7 +782,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 				  (uint32_t)i) < 0)
 				return -1;
 		}
-		if (S->hub && S->gs[u] != NONE && S->r[u] < S->ls[u]) {
+		if (hub_src(S, u) && S->r[u] < S->ls[u]) {
 			uint32_t h = hnode(S, S->gs[u]);
 
 			if (relax(S, h, du + S->cost_r + p[u] - p[h], u,
@@ -1106,6 +1123,11 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	S->hub = p->random_completion && pairs > dense_limit;
 	if (p->random_completion && !S->hub)
 		na = pairs;	/* every pair in the group becomes an arc */
+	if (S->hub && S->xsrc != NULL)
+		for (s = 0; s < S->ns; s++)
+			if (S->xsrc[s] && S->gs[s] != NONE)
+				na += S->gtoff[S->gs[s] + 1] -
+				      S->gtoff[S->gs[s]];	/* at most */
 	if (na >= (size_t)UINT32_MAX - 8) {
 		lb_error_set(err, LB_ETOOBIG, "%zu candidate arcs", na);
 		goto out;
@@ -1175,7 +1197,8 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 			S->cost[k] = cc;
 			S->score[k] = ww;
 		}
-		if (p->random_completion && !S->hub && S->gs[s] != NONE) {
+		if (p->random_completion && S->gs[s] != NONE &&
+		    !hub_src(S, (uint32_t)s)) {
 			size_t g = S->gs[s], first = a;
 
 			for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
@@ -1399,7 +1422,7 @@ static int init_flow(struct solver *S, int mark_greedy)
 	memset(S->fy, 0, S->nt * sizeof(uint32_t));
 	for (s = 0; s < S->ns; s++) {
 		size_t n = 0, lsv = S->ls[s];
-		int hubok = S->hub && S->gs[s] != NONE;
+		int hubok = hub_src(S, (uint32_t)s);
 		int64_t vr = hubok ? -S->cost_r + S->p[hnode(S, S->gs[s])] :
 				     INT64_MIN;
 		int64_t best_out = INT64_MIN, worst_in = INT64_MAX;
@@ -1772,6 +1795,15 @@ out:
  * source and O(log in_t) for a target.
  */
 #define CS_EPS0 ((int64_t)1 << 24)	/* one unit of score */
+/*
+ * A warm start begins at the same eps: a night that changes 1 % of the
+ * pages moves the optimal bonuses of a third of the targets (k = L ties
+ * every page to every other through chains of link moves), and from
+ * yesterday's bonuses a refine at eps 2^18 or finer made more relabels
+ * than the whole cold solve and gave up; 2^22 saved nothing
+ * (bench/RESULTS.md, issue 17).
+ */
+#define CS_EPS_WARM CS_EPS0
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
 #define CS_BUDGET 64
 /* |potentials| stay below this, so that link-heap keys (value * 256 +
@@ -2072,7 +2104,7 @@ static void top_insert(int64_t *kv, uint32_t *ka, size_t *n, size_t cap,
 
 static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 {
-	int hubok = S->hub && S->gs[s] != NONE;
+	int hubok = hub_src(S, s);
 	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
 	int64_t kv[SRC_TOP + 1];
 	uint32_t ka[SRC_TOP + 1];
@@ -2154,7 +2186,7 @@ static int cs_discharge_src_few(struct solver *S, struct cs *C, uint32_t s)
 /* A source takes links: a unit that came back leaves at once. */
 static int cs_discharge_src(struct solver *S, struct cs *C, uint32_t s)
 {
-	int hubok = S->hub && S->gs[s] != NONE;
+	int hubok = hub_src(S, s);
 	uint32_t h = hubok ? hnode(S, S->gs[s]) : NONE;
 	int r = cs_discharge_src_few(S, C, s);
 
@@ -2436,10 +2468,11 @@ static int cs_refine(struct solver *S, struct cs *C)
 }
 
 /*
- * Bonuses by cost scaling (above). 0: S->p holds the bonuses for
+ * Bonuses by cost scaling (above), from the bonuses in S->p at eps0
+ * (CS_EPS0 cold; CS_EPS_WARM from yesterday's). 0: S->p holds the bonuses for
  * init_flow(); 1: gave up (S->p is then zeroed); -1: no memory.
  */
-static int cost_scale(struct solver *S)
+static int cost_scale(struct solver *S, int64_t eps0)
 {
 	struct cs C;
 	size_t g;
@@ -2459,7 +2492,7 @@ static int cost_scale(struct solver *S)
 	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hi || !C.hn ||
 	    !C.hubt || !C.hubs || !C.stk || !C.pt)
 		goto out;
-	for (C.eps = CS_EPS0; r == 0; C.eps /= CS_ALPHA) {
+	for (C.eps = eps0; r == 0; C.eps /= CS_ALPHA) {
 		if (C.eps < 1)
 			C.eps = 1;
 		r = cs_refine(S, &C);
@@ -2519,7 +2552,7 @@ static int certify(const struct solver *S)
 		}
 		if (out != S->ls[s])
 			return 0;
-		if (S->hub && S->gs[s] != NONE) {
+		if (hub_src(S, (uint32_t)s)) {
 			uint32_t h = hnode(S, S->gs[s]);
 
 			if (S->r[s] < S->ls[s] && S->cost_r + p[s] - p[h] < 0)
@@ -2579,8 +2612,7 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 			*via = (uint32_t)a;
 			return 1;
 		}
-		if (idx == deg && S->hub && S->gs[v] != NONE &&
-		    S->r[v] < S->ls[v]) {
+		if (idx == deg && hub_src(S, v) && S->r[v] < S->ls[v]) {
 			uint32_t h = hnode(S, S->gs[v]);
 
 			if (S->cost_r + p[v] - p[h] != 0)
@@ -2940,166 +2972,404 @@ static uint32_t level_bound(const struct solver *S, uint32_t k)
 
 /* ---- hub mode: random links to real targets ---- */
 
-static int links_to(const struct solver *S, const uint32_t *rt, size_t l,
-		    size_t s, uint32_t t)
+/*
+ * The hub relaxes two rules for random links: a source's random units may
+ * reach its own page, or a page it already links. realize() turns the hub
+ * flow into real links without them. Per target, the random links it
+ * needs to reach d_t (need_t) are fixed by the flow, and so is each
+ * source's number r_s; which source serves which target is free, as long
+ * as the pair is allowed. That is a bipartite b-matching, solved exactly:
+ *   stage 0: last run's random links where the target still needs one;
+ *   stage 1: every needed link, greedily from a random source with a free
+ *            slot, else by an augmenting path (a target's breadth-first
+ *            search over sources that may link it and the random links
+ *            they hold, to a source with a free slot: each source on the
+ *            path hands its link on and takes the one before);
+ *   stage 2: the remaining slots uniformly at random among the allowed
+ *            targets with room (SPEC 1.3).
+ * A needed link no path serves proves that the relaxation's optimum is
+ * not realisable: every source with a free slot may not link that target
+ * (its own page, or linked already). Those sources are returned in
+ * `stuck`; the caller gives them explicit random arcs (no hub) and solves
+ * again, which is exact for them. Each round makes at least one source
+ * explicit, so the rounds end, at worst in the dense model. When no
+ * source is stuck, the links have the relaxation's optimal value, which
+ * bounds the exact model's: they are optimal, and certify_links() checks
+ * it on the links themselves.
+ */
+
+struct rz {
+	uint32_t *cnt;		/* per source: random links given */
+	uint32_t *rin, *need, *room;	/* per target */
+	uint32_t *rs, nrs;	/* the group's sources with r > 0 */
+	uint32_t *fs, nfs;	/* those with a free slot (lazily pruned) */
+	uint32_t *par_t, *par_s, *par_j, *mk_s, *mk_t, *qt, ep;
+};
+
+/* s may take t as a random link: not its own page, no candidate arc
+ * (a candidate pair has one arc, the related one), not linked yet. */
+static int may_random(const struct solver *S, const struct lb_assign_params *p,
+		      const uint32_t *rt, size_t l, const uint32_t *cnt,
+		      uint32_t s, uint32_t t)
 {
 	size_t i;
 
+	if ((long)t == self_of(p, s))
+		return 0;
 	for (i = S->off[s]; i < S->off[s + 1]; i++)
-		if ((S->fl[i] & 1) && S->tg[i] == t)
-			return 1;
-	for (i = 0; i < l; i++)
-		if (rt[s * l + i] == t)
-			return 1;
+		if (S->tg[i] == t)
+			return 0;
+	for (i = 0; i < cnt[s]; i++)
+		if (rt[(size_t)s * l + i] == t)
+			return 0;
+	return 1;
+}
+
+static void rz_take(struct rz *Z, uint32_t *rt, size_t l, uint32_t s,
+		    uint32_t t)
+{
+	rt[(size_t)s * l + Z->cnt[s]++] = t;
+	Z->rin[t]++;
+}
+
+/* Stage 1's augmenting path for target t0: 1 found (t0 got a link), 0 none. */
+static int rz_augment(const struct solver *S, const struct lb_assign_params *p,
+		      struct rz *Z, uint32_t *rt, size_t l, uint32_t t0)
+{
+	size_t head = 0, tail = 0, i, j;
+
+	if (++Z->ep == 0) {
+		memset(Z->mk_s, 0, S->ns * sizeof(uint32_t));
+		memset(Z->mk_t, 0, S->nt * sizeof(uint32_t));
+		Z->ep = 1;
+	}
+	Z->qt[tail++] = t0;
+	Z->mk_t[t0] = Z->ep;
+	while (head < tail) {
+		uint32_t u = Z->qt[head++];
+
+		for (i = 0; i < Z->nrs; i++) {
+			uint32_t s = Z->rs[i];
+
+			if (Z->mk_s[s] == Z->ep ||
+			    !may_random(S, p, rt, l, Z->cnt, s, u))
+				continue;
+			Z->mk_s[s] = Z->ep;
+			Z->par_t[s] = u;
+			if (Z->cnt[s] < S->r[s]) {
+				/* s takes u; each source before it on the
+				 * path hands its link on and takes its own */
+				rt[(size_t)s * l + Z->cnt[s]++] = u;
+				while (u != t0) {
+					uint32_t s2 = Z->par_s[u];
+
+					rt[(size_t)s2 * l + Z->par_j[u]] =
+						Z->par_t[s2];
+					u = Z->par_t[s2];
+				}
+				Z->rin[t0]++;
+				return 1;
+			}
+			for (j = 0; j < Z->cnt[s]; j++) {
+				uint32_t t = rt[(size_t)s * l + j];
+
+				if (Z->mk_t[t] == Z->ep)
+					continue;
+				Z->mk_t[t] = Z->ep;
+				Z->par_s[t] = s;
+				Z->par_j[t] = (uint32_t)j;
+				Z->qt[tail++] = t;
+			}
+		}
+	}
 	return 0;
 }
 
-static int may_link(const struct solver *S, const struct lb_assign_params *p,
-		    const uint32_t *rt, size_t l, size_t s, uint32_t t)
+static void rz_free(struct rz *Z)
 {
-	return (long)t != self_of(p, s) && !links_to(S, rt, l, s, t);
+	free(Z->cnt); free(Z->rin); free(Z->need); free(Z->room);
+	free(Z->rs); free(Z->fs); free(Z->par_t); free(Z->par_s);
+	free(Z->par_j); free(Z->mk_s); free(Z->mk_t); free(Z->qt);
 }
 
 /*
- * rt: n_src * l random targets (NONE = empty). Keeps per target what it
- * needs to reach d_t, spreads the rest uniformly, matches slots to sources.
+ * rt: n_src * l random targets. Fills them from the hub flow (above);
+ * stuck[s] = 1 for the sources the relaxation cannot realise, counted in
+ * *nstuck. 0 ok, -1 no memory.
  */
 static int realize(struct solver *S, const struct lb_assign_params *p,
-		   uint32_t *rt, size_t l, size_t *unrealized)
+		   uint32_t *rt, size_t l, uint8_t *stuck, size_t *nstuck)
 {
-	uint32_t *qq = NULL, *slots = NULL, *cnt = NULL;
+	struct rz Z;
 	size_t g, i, j;
 	int rc = -1;
 
-	qq = calloc(S->nt + 1, sizeof(uint32_t));
-	cnt = calloc(S->ns + 1, sizeof(uint32_t));
-	if (qq == NULL || cnt == NULL)
+	memset(&Z, 0, sizeof(Z));
+	*nstuck = 0;
+	Z.cnt = calloc(S->ns + 1, sizeof(uint32_t));
+	Z.rs = malloc((S->ns + 1) * sizeof(uint32_t));
+	Z.fs = malloc((S->ns + 1) * sizeof(uint32_t));
+	Z.par_t = malloc((S->ns + 1) * sizeof(uint32_t));
+	Z.mk_s = calloc(S->ns + 1, sizeof(uint32_t));
+	Z.rin = calloc(S->nt + 1, sizeof(uint32_t));
+	Z.need = calloc(S->nt + 1, sizeof(uint32_t));
+	Z.room = calloc(S->nt + 1, sizeof(uint32_t));
+	Z.par_s = malloc((S->nt + 1) * sizeof(uint32_t));
+	Z.par_j = malloc((S->nt + 1) * sizeof(uint32_t));
+	Z.mk_t = calloc(S->nt + 1, sizeof(uint32_t));
+	Z.qt = malloc((S->nt + 1) * sizeof(uint32_t));
+	if (!Z.cnt || !Z.rs || !Z.fs || !Z.par_t || !Z.mk_s || !Z.rin ||
+	    !Z.need || !Z.room || !Z.par_s || !Z.par_j || !Z.mk_t || !Z.qt)
 		goto out;
 	for (g = 0; g < S->ng; g++) {
-		size_t rg = 0, need = 0, nt = S->gtoff[g + 1] - S->gtoff[g];
-		size_t ns_ = 0, tries;
+		size_t nt = S->gtoff[g + 1] - S->gtoff[g];
 
+		Z.nrs = 0;
 		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
-			rg += S->r[S->gsrc[i]];
-		if (rg == 0)
+			if (S->r[S->gsrc[i]] > 0)
+				Z.rs[Z.nrs++] = S->gsrc[i];
+		if (Z.nrs == 0)
 			continue;
 		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
 			uint32_t t = S->gtgt[i], rel = S->in[t] - S->q[t];
 
-			qq[t] = dem(S, t) > rel ? dem(S, t) - rel : 0;
-			need += qq[t];
+			Z.need[t] = dem(S, t) > rel ? dem(S, t) - rel : 0;
+			Z.room[t] = S->cap > rel ? S->cap - rel : 0;
 		}
-		/* the rest uniformly at random among targets with room */
-		for (j = need; j < rg; j++) {
-			uint32_t t = NONE;
+		/* stage 0: last run's random links that are still needed */
+		for (i = 0; p->prev != NULL && i < Z.nrs; i++) {
+			uint32_t s = Z.rs[i];
 
-			for (tries = 0; tries < 64 && t == NONE; tries++) {
-				uint32_t c = S->gtgt[S->gtoff[g] +
-						     rng_below(&S->rng, nt)];
+			for (j = 0; j < p->prev_l && Z.cnt[s] < S->r[s]; j++) {
+				uint32_t t = p->prev[(size_t)s * p->prev_l + j];
 
-				if (S->in[c] - S->q[c] + qq[c] < S->cap &&
-				    qq[c] < S->reach[c])
-					t = c;
+				if (t < S->nt && S->gt[t] == g &&
+				    Z.rin[t] < Z.need[t] &&
+				    may_random(S, p, rt, l, Z.cnt, s, t))
+					rz_take(&Z, rt, l, s, t);
 			}
-			for (i = S->gtoff[g]; i < S->gtoff[g + 1] && t == NONE; i++) {
-				uint32_t c = S->gtgt[i];
-
-				if (S->in[c] - S->q[c] + qq[c] < S->cap &&
-				    qq[c] < S->reach[c])
-					t = c;
-			}
-			if (t == NONE)	/* every target full: ignore the cap */
-				t = S->gtgt[S->gtoff[g] + rng_below(&S->rng, nt)];
-			qq[t]++;
 		}
-		/* stability: keep last run's random links where slots allow */
-		if (p->prev != NULL)
-			for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
-				uint32_t s = S->gsrc[i];
-
-				for (j = 0; j < p->prev_l && cnt[s] < S->r[s]; j++) {
-					uint32_t t = p->prev[(size_t)s * p->prev_l + j];
-
-					if (t >= S->nt || qq[t] == 0 ||
-					    S->gt[t] != g || !may_link(S, p, rt, l, s, t))
-						continue;
-					rt[(size_t)s * l + cnt[s]++] = t;
-					qq[t]--;
-				}
-			}
-		free(slots);
-		slots = malloc((rg + 1) * sizeof(uint32_t));
-		if (slots == NULL)
-			goto out;
+		/* stage 1: every needed link */
+		Z.nfs = 0;
+		for (i = 0; i < Z.nrs; i++)
+			if (Z.cnt[Z.rs[i]] < S->r[Z.rs[i]])
+				Z.fs[Z.nfs++] = Z.rs[i];
 		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
 			uint32_t t = S->gtgt[i];
 
-			for (j = 0; j < qq[t]; j++)
-				slots[ns_++] = t;
-			qq[t] = 0;
-		}
-		for (i = ns_; i > 1; i--) {
-			size_t r = rng_below(&S->rng, i);
-			uint32_t x = slots[i - 1];
+			while (Z.rin[t] < Z.need[t]) {
+				size_t tries;
+				int done = 0;
 
-			slots[i - 1] = slots[r];
-			slots[r] = x;
-		}
-		/* match: each source takes slots from the end */
-		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++) {
-			uint32_t s = S->gsrc[i];
+				for (tries = 0; tries < 16 && Z.nfs > 0 && !done;
+				     tries++) {
+					size_t x = rng_below(&S->rng, Z.nfs);
+					uint32_t s = Z.fs[x];
 
-			while (cnt[s] < S->r[s]) {
-				size_t k, found = ns_;
-
-				if (ns_ == 0)
-					break;
-				for (k = ns_; k > 0; k--)
-					if (may_link(S, p, rt, l, s, slots[k - 1])) {
-						found = k - 1;
-						break;
+					if (Z.cnt[s] >= S->r[s]) {
+						Z.fs[x] = Z.fs[--Z.nfs];
+						continue;
 					}
-				if (found == ns_) {
-					/* swap with a random link given earlier */
-					uint32_t t = slots[ns_ - 1];
-					size_t i2, m2;
-					int done_ = 0;
-
-					for (i2 = S->gsoff[g]; i2 < i && !done_; i2++) {
-						uint32_t s2 = S->gsrc[i2];
-
-						for (m2 = 0; m2 < cnt[s2] && !done_; m2++) {
-							uint32_t t2 = rt[(size_t)s2 * l + m2];
-
-							if (may_link(S, p, rt, l, s, t2) &&
-							    may_link(S, p, rt, l, s2, t)) {
-								rt[(size_t)s2 * l + m2] = t;
-								rt[(size_t)s * l + cnt[s]++] = t2;
-								done_ = 1;
-							}
-						}
+					if (may_random(S, p, rt, l, Z.cnt, s, t)) {
+						rz_take(&Z, rt, l, s, t);
+						done = 1;
 					}
-					ns_--;
-					if (!done_) {
-						(*unrealized)++;
-						S->r[s]--;
-					}
-					continue;
 				}
-				rt[(size_t)s * l + cnt[s]++] = slots[found];
-				slots[found] = slots[--ns_];
+				if (done || rz_augment(S, p, &Z, rt, l, t))
+					continue;
+				/* not realisable: every source with a free
+				 * slot may not link t */
+				for (j = 0; j < Z.nrs; j++) {
+					uint32_t s = Z.rs[j];
+
+					if (Z.cnt[s] < S->r[s] && !stuck[s]) {
+						stuck[s] = 1;
+						(*nstuck)++;
+					}
+				}
+				break;
 			}
-			if (cnt[s] < S->r[s]) {
-				*unrealized += S->r[s] - cnt[s];
-				S->r[s] = cnt[s];
+		}
+		if (*nstuck > 0)
+			continue;
+		/* stage 2: the other slots, uniformly among targets with room
+		 * (last run's first) */
+		for (i = 0; i < Z.nrs; i++) {
+			uint32_t s = Z.rs[i];
+
+			for (j = 0; p->prev != NULL && j < p->prev_l &&
+				    Z.cnt[s] < S->r[s]; j++) {
+				uint32_t t = p->prev[(size_t)s * p->prev_l + j];
+
+				if (t < S->nt && S->gt[t] == g &&
+				    Z.rin[t] < Z.room[t] &&
+				    may_random(S, p, rt, l, Z.cnt, s, t))
+					rz_take(&Z, rt, l, s, t);
+			}
+			while (Z.cnt[s] < S->r[s]) {
+				uint32_t t = NONE;
+				size_t tries, k, start;
+
+				for (tries = 0; tries < 64 && t == NONE; tries++) {
+					uint32_t c = S->gtgt[S->gtoff[g] +
+							     rng_below(&S->rng, nt)];
+
+					if (Z.rin[c] < Z.room[c] &&
+					    may_random(S, p, rt, l, Z.cnt, s, c))
+						t = c;
+				}
+				start = rng_below(&S->rng, nt);
+				for (k = 0; k < nt && t == NONE; k++) {
+					uint32_t c = S->gtgt[S->gtoff[g] +
+							     (start + k) % nt];
+
+					if (Z.rin[c] < Z.room[c] &&
+					    may_random(S, p, rt, l, Z.cnt, s, c))
+						t = c;
+				}
+				if (t == NONE) {
+					stuck[s] = 1;
+					(*nstuck)++;
+					break;
+				}
+				rz_take(&Z, rt, l, s, t);
 			}
 		}
 	}
 	rc = 0;
 out:
-	free(qq);
-	free(slots);
-	free(cnt);
+	rz_free(&Z);
+	return rc;
+}
+
+struct pt_item {
+	int64_t p;
+	uint32_t t;
+};
+
+static int cmp_pt_desc(const void *a, const void *b)
+{
+	const struct pt_item *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? 1 : -1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * The certificate on the links themselves, in the exact model (no hub):
+ * every source gives L_s links, every target's in-degree lies in
+ * [d_t, c_t], and under the final potentials every residual arc has
+ * rc >= 0: candidate arcs as in certify(); a random link s -> t taken
+ * (rc of t -> s: R' + p(t) - p(s) with R' = -cost_r); every allowed random
+ * pair not taken (cost_r + p(s) - p(t)), checked against the best-placed
+ * allowed target of each group (targets by potential, descending); t -> Y
+ * and Y -> t by the realised surplus. 1 proven, 0 not, -1 no memory.
+ */
+/*
+ * The certificate on the links themselves, in the exact model (no hub):
+ * every source gives L_s links, every target's in-degree lies in
+ * [d_t, c_t], and some potentials make every residual arc's reduced cost
+ * non-negative. The targets' and Y's are the solver's; a source touches
+ * only its own arcs, so its potential is chosen here: it must lie between
+ * its best arc not taken, max(p(t) - c), and its worst arc taken,
+ * min(p(t) - c). Arcs are the candidates, the random links taken (cost
+ * cost_r) and every allowed random pair not taken, of which only the
+ * best matters: the first allowed target of the group by potential,
+ * descending. t -> Y and Y -> t by the realised surplus. O(arcs + n log n).
+ * 1 proven, 0 not, -1 no memory.
+ */
+static int certify_links(const struct solver *S,
+			 const struct lb_assign_params *p, const uint32_t *rt,
+			 size_t l)
+{
+	const int64_t *pp = S->p;
+	uint32_t *deg = NULL, *mark = NULL;
+	struct pt_item *ord = NULL;
+	size_t s, i, t, g;
+	int rc = -1, ok = 1;
+
+	deg = calloc(S->nt + 1, sizeof(uint32_t));
+	mark = malloc((S->nt + 1) * sizeof(uint32_t));
+	ord = malloc((S->nt + 1) * sizeof(*ord));
+	if (deg == NULL || mark == NULL || ord == NULL)
+		goto out;
+	for (t = 0; t < S->nt; t++)
+		mark[t] = NONE;
+	for (g = 0; g < S->ng && ok; g++) {
+		size_t n = 0;
+
+		if (S->hub) {
+			for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++) {
+				ord[n].p = pp[tnode(S, S->gtgt[i])];
+				ord[n++].t = S->gtgt[i];
+			}
+			qsort(ord, n, sizeof(*ord), cmp_pt_desc);
+		}
+		for (i = S->gsoff[g]; i < S->gsoff[g + 1] && ok; i++) {
+			uint32_t src = S->gsrc[i];
+			int64_t lo = INT64_MIN, hi = INT64_MAX, x;
+			size_t out = 0, j;
+
+			for (j = S->off[src]; j < S->off[src + 1]; j++) {
+				x = pp[tnode(S, S->tg[j])] - S->cost[j];
+				mark[S->tg[j]] = src;
+				if (S->fl[j] & 1) {
+					out++;
+					deg[S->tg[j]]++;
+					hi = x < hi ? x : hi;
+				} else {
+					lo = x > lo ? x : lo;
+				}
+			}
+			for (j = 0; rt != NULL && j < S->r[src]; j++) {
+				uint32_t tt = rt[(size_t)src * l + j];
+
+				if (tt >= S->nt || mark[tt] == src) {
+					ok = 0;	/* no target, or a duplicate */
+					break;
+				}
+				mark[tt] = src;
+				out++;
+				deg[tt]++;
+				x = pp[tnode(S, tt)] - S->cost_r;
+				hi = x < hi ? x : hi;
+			}
+			if (hub_src(S, src) && S->ls[src] > 0) {
+				long self = self_of(p, src);
+
+				for (j = 0; j < n; j++)
+					if (mark[ord[j].t] != src &&
+					    (long)ord[j].t != self)
+						break;
+				if (j < n) {
+					x = ord[j].p - S->cost_r;
+					lo = x > lo ? x : lo;
+				}
+			}
+			if (out != S->ls[src] || lo > hi)
+				ok = 0;
+		}
+	}
+	/* sources outside every group have no arcs */
+	for (s = 0; s < S->ns && ok; s++)
+		if (S->gs[s] == NONE && S->ls[s] != 0)
+			ok = 0;
+	for (t = 0; t < S->nt && ok; t++) {
+		uint32_t v = tnode(S, (uint32_t)t), d = dem(S, (uint32_t)t);
+
+		if (deg[t] < d || deg[t] > S->cap)
+			ok = 0;
+		else if (deg[t] < S->cap && pp[v] < pp[S->y])
+			ok = 0;	/* t -> Y residual */
+		else if (deg[t] > d && pp[S->y] < pp[v])
+			ok = 0;	/* Y -> t residual */
+	}
+	rc = ok;
+out:
+	free(deg);
+	free(mark);
+	free(ord);
 	return rc;
 }
 
@@ -3123,7 +3393,16 @@ static int emit(struct solver *S, const struct lb_assign_params *p,
 
 	out->n_src = S->ns;
 	out->l = l;
+	out->n_tgt = S->nt;
 	out->links = malloc((S->ns * l + 1) * sizeof(*out->links));
+	out->bonus = malloc((S->nt + 1) * sizeof(*out->bonus));
+	if (out->bonus == NULL)
+		goto out;
+	for (t = 0; t < S->nt; t++) {
+		int64_t b = S->p[tnode(S, (uint32_t)t)] - S->p[S->y];
+
+		out->bonus[t] = b > 0 ? (double)b / SCALE : 0;
+	}
 	deg = calloc(S->nt + 1, sizeof(size_t));
 	pm = malloc((S->nt + 1) * sizeof(uint32_t));
 	if (out->links == NULL || deg == NULL || pm == NULL)
@@ -3241,15 +3520,25 @@ void lb_assignment_release(struct lb_assignment *a)
 	if (a == NULL)
 		return;
 	free(a->links);
+	free(a->bonus);
 	a->links = NULL;
-	a->n_src = a->l = 0;
+	a->bonus = NULL;
+	a->n_src = a->l = a->n_tgt = 0;
 }
 
-/* One solve with a given cap; 1 = the cap cannot hold (retry without). */
-static int solve(const struct lb_candidates *cand,
-		 const struct lb_assign_params *p, uint32_t cap,
-		 struct lb_assignment *out, struct lb_assign_stats *st,
-		 struct lb_error *err)
+/*
+ * One solve with a given cap and the explicit sources xsrc (may be NULL),
+ * from the bonuses warm[] (cost units; NULL = cold). 0 done, 1 the cap
+ * cannot hold (retry without), 2 the hub flow cannot be realised: stuck[]
+ * marks the sources to make explicit and next[] gets this round's
+ * bonuses, which start the next round; -1 error.
+ */
+static int solve_once(const struct lb_candidates *cand,
+		      const struct lb_assign_params *p, uint32_t cap,
+		      const uint8_t *xsrc, uint8_t *stuck, const int64_t *warm,
+		      int64_t *next,
+		      struct lb_assignment *out, struct lb_assign_stats *st,
+		      struct lb_error *err)
 {
 	static const int shifts[] = { 20, 16, 12, 8, 4, 0 };
 	struct solver S;
@@ -3259,6 +3548,7 @@ static int solve(const struct lb_candidates *cand,
 	uint32_t k = p->min_in > CAP_INF ? CAP_INF : (uint32_t)p->min_in;
 	uint32_t j, kmax;
 	size_t t;
+	double t_cs = 0, t_rz = 0;
 	int rc = -1, r;
 
 	memset(&S, 0, sizeof(S));
@@ -3270,6 +3560,7 @@ static int solve(const struct lb_candidates *cand,
 	S.ns = cand->n_src;
 	S.nt = p->n_tgt;
 	S.cap = cap;
+	S.xsrc = xsrc;
 	S.rng = p->seed ^ 0x6c696e6b626f74ULL;
 	S.cost_r = weight_cost(LB_ASSIGN_RANDOM_WEIGHT);
 	if (build_groups(&S, p) < 0) {
@@ -3288,6 +3579,18 @@ static int solve(const struct lb_candidates *cand,
 	}
 	limits(&S, p);
 	kmax = level_bound(&S, k);
+	/* what k asks against what the sources can give, for the log's why */
+	for (t = 0; t < S.nt; t++) {
+		st->demand += S.reach[t] < k ? S.reach[t] : k;
+		if (S.reach[t] < k) {
+			if (st->low_reach++ == 0 || S.reach[t] < st->min_reach)
+				st->min_reach = S.reach[t];
+		}
+	}
+	for (t = 0; t < S.ns; t++)
+		st->supply += S.ls[t];
+	if (kmax < k)
+		st->short_why = LB_ASSIGN_SHORT_SUPPLY;
 	if (!S.hub && S.cap == CAP_INF && kmax > 0) {
 		/* without the hub, counting is not enough: a max flow says
 		 * which k can hold, so that the solver never proves it slowly */
@@ -3298,8 +3601,10 @@ static int solve(const struct lb_candidates *cand,
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		if ((uint32_t)f < kmax)
+		if ((uint32_t)f < kmax) {
 			log_debug("assign: k = %u cannot hold, %ld can", kmax, f);
+			st->short_why = LB_ASSIGN_SHORT_CANDIDATES;
+		}
 		kmax = (uint32_t)f;
 	}
 	S.cost0 = malloc((S.na + 1) * sizeof(int32_t));
@@ -3324,7 +3629,25 @@ static int solve(const struct lb_candidates *cand,
 		goto out;
 	}
 	set_shift(&S, 0);
-	r = cost_scale(&S);
+	if (warm != NULL) {
+		/* yesterday's bonuses (or the last round's) as the start */
+		for (t = 0; t < S.nt; t++)
+			S.p[tnode(&S, (uint32_t)t)] = warm[t];
+		st->warm = 1;
+	}
+	t_cs = now_seconds();
+	r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
+	t_cs = now_seconds() - t_cs;
+	if (r > 0 && warm != NULL) {
+		/* a warm start that went astray costs a cold solve, no more */
+		log_debug("assign: warm cost scaling gave up; cold");
+		memset(S.p, 0, S.nn * sizeof(int64_t));
+		if (init_flow(&S, 0) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		r = cost_scale(&S, CS_EPS0);
+	}
 	j = 0;
 	if (r == 0) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
@@ -3398,6 +3721,11 @@ static int solve(const struct lb_candidates *cand,
 			st->k_used = j;
 		}
 	}
+	if (st->k_used < kmax && st->short_why == LB_ASSIGN_SHORT_NONE)
+		st->short_why = S.cap < CAP_INF ? LB_ASSIGN_SHORT_CAP :
+						  LB_ASSIGN_SHORT_CANDIDATES;
+	if (st->short_why == LB_ASSIGN_SHORT_NONE && st->low_reach > 0)
+		st->short_why = LB_ASSIGN_SHORT_REACH;
 	S.level = (uint32_t)st->k_used;
 	recount(&S);
 	/* k_used counts what holds for every target that can be reached */
@@ -3407,8 +3735,11 @@ static int solve(const struct lb_candidates *cand,
 			st->feasible = 0;
 	st->certified = certify(&S);
 	st->augmentations = S.augmentations;
+	t_rz = now_seconds();
 
 	if (S.hub) {
+		size_t nstuck = 0;
+
 		rt = malloc((S.ns * p->links + 1) * sizeof(uint32_t));
 		if (rt == NULL) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -3416,15 +3747,36 @@ static int solve(const struct lb_candidates *cand,
 		}
 		for (t = 0; t < S.ns * p->links; t++)
 			rt[t] = NONE;
-		if (realize(&S, p, rt, p->links, &st->unrealized) < 0) {
+		if (realize(&S, p, rt, p->links, stuck, &nstuck) < 0) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (st->unrealized > 0) {
-			st->certified = 0;
-			log_warnx("%zu random links found no target", st->unrealized);
+		if (nstuck > 0) {
+			log_debug("assign: the hub flow pairs %zu sources with "
+				  "their own page or a page they link; solving "
+				  "again with explicit random arcs for them",
+				  nstuck);
+			/* the next round starts from this one's bonuses */
+			for (t = 0; t < S.nt; t++) {
+				int64_t b = S.p[tnode(&S, (uint32_t)t)] - S.p[S.y];
+
+				next[t] = b > 0 ? b : 0;
+			}
+			rc = 2;
+			goto out;
 		}
 	}
+	/* the certificate covers the links as given, not only the flow */
+	if (st->certified) {
+		r = certify_links(&S, p, rt, p->links);
+		if (r < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		st->certified = r;
+	}
+	log_debug("assign: %.3f s cost scaling, %.3f s realising and "
+		  "certifying the links", t_cs, now_seconds() - t_rz);
 	if (emit(&S, p, rt, out, st, bonus) < 0) {
 		lb_assignment_release(out);
 		lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -3435,6 +3787,68 @@ out:
 	free(rt);
 	snap_free(&sn);
 	solver_free(&S);
+	return rc;
+}
+
+/*
+ * solve_once() until the hub flow is realisable: each round makes the
+ * stuck sources explicit (at least one a round, so it ends).
+ */
+static int solve(const struct lb_candidates *cand,
+		 const struct lb_assign_params *p, uint32_t cap,
+		 struct lb_assignment *out, struct lb_assign_stats *st,
+		 struct lb_error *err)
+{
+	uint8_t *xsrc = NULL, *stuck = NULL;
+	int64_t *warm = NULL;
+	size_t ns = cand->n_src, s, nx = 0, rounds = 0;
+	int rc = -1, is_warm = p->warm != NULL;
+
+	xsrc = calloc(ns + 1, 1);
+	stuck = calloc(ns + 1, 1);
+	warm = calloc(p->n_tgt + 1, sizeof(int64_t));
+	if (xsrc == NULL || stuck == NULL || warm == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* yesterday's bonuses in cost units; a new page starts at 0 */
+	for (s = 0; p->warm != NULL && s < p->n_tgt; s++) {
+		double b = p->warm[s];
+
+		warm[s] = isfinite(b) && b > 0 ?
+				  llround((b < 1e6 ? b : 1e6) * SCALE) : 0;
+	}
+	for (;;) {
+		size_t added = 0;
+
+		memset(st, 0, sizeof(*st));
+		rc = solve_once(cand, p, cap, nx ? xsrc : NULL, stuck,
+				is_warm || rounds > 0 ? warm : NULL, warm, out,
+				st, err);
+		if (rc != 2)
+			break;
+		for (s = 0; s < ns; s++)
+			if (stuck[s] && !xsrc[s]) {
+				xsrc[s] = 1;
+				added++;
+			}
+		memset(stuck, 0, ns);
+		nx += added;
+		rounds++;
+		if (added == 0) {	/* cannot happen: each round adds one */
+			lb_error_set(err, LB_EINTERNAL, "random links cannot "
+				     "be realised");
+			rc = -1;
+			goto out;
+		}
+	}
+	st->explicit_sources = nx;
+	st->rounds = rounds + 1;
+	st->warm = is_warm;
+out:
+	free(xsrc);
+	free(stuck);
+	free(warm);
 	return rc;
 }
 
@@ -3466,11 +3880,42 @@ int assign_links(const struct lb_candidates *cand,
 		log_warnx("max_in %zu cannot hold for %zu sources of %zu links; "
 			  "solving without the cap", p->max_in, cand->n_src,
 			  p->links);
-		memset(&st, 0, sizeof(st));
 		rc = solve(cand, p, CAP_INF, out, &st, err);
 	}
 	st.seconds = now_seconds() - t0;
 	if (stats != NULL)
 		*stats = st;
 	return rc < 0 ? -1 : 0;
+}
+
+int assign_explain(const struct lb_assign_stats *st,
+		   const struct lb_assign_params *p, char *buf, size_t size)
+{
+	size_t k = p->min_in;
+
+	switch (st->short_why) {
+	case LB_ASSIGN_SHORT_SUPPLY:
+		return snprintf(buf, size, "the source pages give %zu links "
+				"(L = %zu each, as far as they have targets), "
+				"and k = %zu for every target page needs %zu; "
+				"k = %zu holds", st->supply, p->links, k,
+				st->demand, st->k_used);
+	case LB_ASSIGN_SHORT_CANDIDATES:
+		return snprintf(buf, size, "random completion is off and the "
+				"candidate lists cannot give every page k = %zu "
+				"links at once; k = %zu holds", k, st->k_used);
+	case LB_ASSIGN_SHORT_CAP:
+		return snprintf(buf, size, "max_in %zu leaves too little room; "
+				"k = %zu holds", p->max_in, st->k_used);
+	case LB_ASSIGN_SHORT_REACH:
+		return snprintf(buf, size, "%zu target pages can be linked by "
+				"fewer than k = %zu source pages (as few as %zu: "
+				"a page never links itself%s); each of them has "
+				"all it can get", st->low_reach, k,
+				st->min_reach, p->random_completion ?
+				", and links stay in their language" :
+				", and random completion is off");
+	default:
+		return snprintf(buf, size, "every target page has k = %zu", k);
+	}
 }

@@ -38,6 +38,9 @@ static const struct opt_doc {
 	{ 'H', J_BUILD, "      --shard I/N       only the candidates of shard I of N (0-based)\n"
 			"                        into state/<client>/<endpoint>/candidates.I-of-N.tsv\n" },
 	{ 'M', J_BUILD, "      --shards N        assign from the N shard files (the merge step)\n" },
+	{ 'C', J_RUN | J_BUILD,
+		"      --cold            solve the assignment from scratch, not from the\n"
+		"                        last run's links and bonuses (bonus.tsv)\n" },
 	{ 'n', J_PUBLISH, "      --dry-run         print what would change, change nothing\n" },
 	{ 'A', J_RUN | J_PUBLISH,
 		"      --allow-shrink    publish even when an endpoint would lose more than\n"
@@ -158,6 +161,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 		{ "shards", required_argument, NULL, 'M' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-shrink", no_argument, NULL, 'A' },
+		{ "cold", no_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "no-rate-limit", no_argument, NULL, 'R' },
@@ -220,6 +224,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 			break;
 		case 'n': ro.dry_run = 1; break;
 		case 'A': ro.allow_shrink = 1; break;
+		case 'C': ro.cold = 1; break;
 		case 'S':
 			if (parse_num(optarg, 0, INT64_MAX, &x) < 0)
 				return bad_value(job, "--seed",

@@ -4,6 +4,7 @@
  * state as links.tsv (source_url, target_url, type, score), which publish
  * reads. Written atomically: a killed build leaves the previous file.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,90 @@ static uint32_t *previous_links(const char *path, const struct pages *pages,
 		return NULL;
 	}
 	return c.prev;
+}
+
+/*
+ * bonus.tsv, next to links.tsv: "target_url \t bonus" per target page,
+ * the optimal dual of the last assignment (units of score), which warm
+ * starts the next night's solve (docs/assign.md). Private state, like
+ * links.tsv.
+ */
+static void bonus_path(char *buf, size_t size, const struct link_job *job)
+{
+	size_t len = strlen(job->links_path);
+	const char *slash = strrchr(job->links_path, '/');
+
+	if (slash != NULL)
+		len = (size_t)(slash - job->links_path);
+	snprintf(buf, size, "%.*s/bonus.tsv", (int)len, job->links_path);
+}
+
+struct bonus_writer {
+	const struct page_list *tgt;
+	const struct lb_assignment *asg;
+};
+
+static int bonus_writer(FILE *f, void *arg, struct lb_error *err)
+{
+	const struct bonus_writer *w = arg;
+	size_t t;
+
+	(void)err;	/* write errors: the caller checks the stream */
+	fputs("# linkbot bonuses: target_url\tbonus\n", f);
+	for (t = 0; t < w->asg->n_tgt && t < w->tgt->n; t++)
+		if (url_clean(w->tgt->docs[t]->url))
+			fprintf(f, "%s\t%.17g\n", w->tgt->docs[t]->url,
+				w->asg->bonus[t]);
+	return 0;
+}
+
+/*
+ * The last run's bonuses in today's target indexes (NAN for a page that
+ * is new), or NULL: a first run, no file, or an unreadable one (cold).
+ */
+static double *previous_bonus(const char *path, const struct pages *pages,
+			      const struct page_list *tgt)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, i, found = 0;
+	ssize_t got;
+	double *b = NULL;
+
+	if (f == NULL)
+		return NULL;
+	b = malloc((tgt->n ? tgt->n : 1) * sizeof(*b));
+	if (b == NULL)
+		goto out;
+	for (i = 0; i < tgt->n; i++)
+		b[i] = NAN;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		char *tab, *end;
+		long tp, ti;
+		double v;
+
+		if (got > 0 && line[got - 1] == '\n')
+			line[got - 1] = '\0';
+		if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
+			continue;
+		*tab = '\0';
+		v = strtod(tab + 1, &end);
+		if (end == tab + 1 || !isfinite(v) || v < 0)
+			continue;
+		if ((tp = pages_find(pages, line)) >= 0 &&
+		    (ti = list_find(tgt, (size_t)tp)) >= 0) {
+			b[ti] = v;
+			found++;
+		}
+	}
+	if (ferror(f) || found == 0) {
+		free(b);
+		b = NULL;
+	}
+out:
+	free(line);
+	fclose(f);
+	return b;
 }
 
 /* The candidates in relate's export format (docs/relate.md), atomically. */
@@ -396,6 +481,9 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	long *self = NULL;
 	struct links_writer lw;
 	struct timespec t0;
+	struct bonus_writer bw;
+	double *warm = NULL;
+	char churn[160], bpath[4200];
 	size_t i, j;
 	int rc = -1;
 
@@ -510,6 +598,10 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 	ap.prev_l = ap.links;
 	ap.stability_bonus = ep->stability_bonus;
+	bonus_path(bpath, sizeof(bpath), job);
+	if (!opts->cold && ap.prev != NULL)
+		warm = previous_bonus(bpath, pages, &tgt);
+	ap.warm = warm;
 	memset(&st, 0, sizeof(st));
 	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
 		goto out;
@@ -525,20 +617,30 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	fp.lang_tgt = ltgt;
 	if (fillers_apply(&asg, &fp, &fst, err) < 0)
 		goto out;
-	log_info("%s/%s: objective %.3f, in-degree min %zu median %zu max %zu, "
-		 "%zu links lifted by the constraint, %zu random (%zu of them "
-		 "fillers scoring at or below random pairs, %.3f)",
-		 job->client_id, job->id, st.objective, st.min_in, st.median_in,
-		 st.max_in, st.lifted, st.random_links + fst.fillers,
-		 fst.fillers, (double)cand.random_floor);
+	/* the run's figures: one line an operator can grep */
 	if (ap.prev != NULL)
-		log_info("%s/%s: churn against the last run: %zu of %zu links new, "
-			 "%zu of %zu pages changed", job->client_id, job->id,
+		snprintf(churn, sizeof(churn), "churn against the last run: "
+			 "%zu of %zu links new, %zu of %zu pages changed",
 			 st.churn, st.links, st.churn_sources, src.n);
-	if (tgt.n > 0 && st.min_in < ap.min_in)
+	else
+		snprintf(churn, sizeof(churn), "no last run");
+	log_info("%s/%s: assign %.2f s %s, objective %.3f, in-degree min %zu "
+		 "median %zu max %zu, %zu links lifted by the constraint on "
+		 "%zu pages, %zu random (%zu of them fillers scoring at or "
+		 "below random pairs, %.3f), %s, %s", job->client_id, job->id,
+		 st.seconds, st.warm ? "warm" : "cold", st.objective,
+		 st.min_in, st.median_in, st.max_in, st.lifted,
+		 st.lifted_pages, st.random_links + fst.fillers, fst.fillers,
+		 (double)cand.random_floor, churn,
+		 st.certified ? "certified optimal" : "NOT certified optimal");
+	if (tgt.n > 0 && st.min_in < ap.min_in) {
+		char why[400];
+
+		assign_explain(&st, &ap, why, sizeof(why));
 		log_warnx("%s/%s: minimum in-degree %zu is below the %zu asked "
-			  "for (too few source pages or links)",
-			  job->client_id, job->id, st.min_in, ap.min_in);
+			  "for: %s", job->client_id, job->id, st.min_in,
+			  ap.min_in, why);
+	}
 
 	report_build(job->report, &asg, &st, &ap, src.n, tgt.n,
 		     ap.prev != NULL, seconds_since(&t0));
@@ -552,10 +654,16 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
 	    lb_file_write_stream(job->links_path, links_writer, &lw, err) < 0)
 		goto out;
+	bw.tgt = &tgt;
+	bw.asg = &asg;
+	if (asg.bonus != NULL &&
+	    lb_file_write_stream(bpath, bonus_writer, &bw, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	log_stage("build");
 	free((void *)ap.prev);
+	free(warm);
 	free(embed_cache);
 	lb_assignment_release(&asg);
 	lb_candidates_release(&cand);
