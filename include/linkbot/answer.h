@@ -168,6 +168,9 @@ void edge_refused(const struct lb_edge_request *req, struct lb_edge_answer *a);
 int edge_fast_id(const struct lb_edge_request *req,
 		 const struct lb_edge_route *rt, char id[LB_PAGEID_LEN + 1]);
 
+/* pageid_hash() of key[0..len), faster (see answer.c). */
+void edge_page_id(const char *key, size_t len, char id[LB_PAGEID_LEN + 1]);
+
 /* The `url` query parameter, decoded (caller frees); NULL when absent. */
 char *edge_url_param(const char *query, size_t len, size_t *out_len);
 

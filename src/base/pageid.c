@@ -238,7 +238,8 @@ static int normalise_query(const char *q, const struct lb_qrule *rule,
 		n++;
 		p = amp ? amp + 1 : end;
 	}
-	qsort(params, n, sizeof(*params), qparam_cmp);
+	if (n > 1)	/* qsort(NULL, 0) is undefined (a query of only '&') */
+		qsort(params, n, sizeof(*params), qparam_cmp);
 	for (i = 0; i < n; i++) {
 		if (!name_kept(rule, params[i].name))
 			continue;
