@@ -11,7 +11,7 @@ import core from '../../src/edge/core.js';
 const data = JSON.parse(readFileSync(
     new URL('../data/edge/vectors.json', import.meta.url), 'utf8'));
 
-// The vectors' store, as worker.js's and njs.js's stores behave: json()
+// The vectors' store, as worker.js's store behaves: json()
 // gives the parsed object, null when missing, throws when the read fails or
 // the bytes are not JSON.
 const store = {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The edge end to end over an S3 store: the fixture store uploaded to a real
 # S3 server (s3rver, npm) under a prefix, served by `linkbot preview --store
-# s3://bucket/prefix` (nginx proxies pages to the bucket, njs reads the
-# descriptors by subrequest). Same checks as edge-dir.sh, plus the origin
+# s3://bucket/prefix` (nginx proxies pages to the bucket, the module reads
+# the descriptors by subrequest). Same checks as edge-dir.sh, plus the origin
 # failing (500).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
