@@ -7,7 +7,7 @@
 #   make demo       crawl the demo site, publish into ./public, answer through
 #                   the local edge
 #   make bench      benchmarks; results go to bench/RESULTS.md by hand
-#   make fuzz       long fuzzing runs
+#   make fuzz       long fuzzing runs (the extractor, the edge's requests)
 #   make clean
 #
 # Dependencies install themselves: every target depends on $(BUILD)/.deps,
@@ -99,6 +99,7 @@ bench: $(BUILD)/linkbot $(EDGE_MOD)
 
 fuzz: $(DEPS)
 	@BUILD=$(BUILD) tests/fuzz/run long
+	@BUILD=$(BUILD) tests/fuzz/edge long
 
 clean:
 	rm -rf $(BUILD)
