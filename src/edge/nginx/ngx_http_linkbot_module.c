@@ -343,7 +343,8 @@ static ngx_int_t lb_path(ngx_http_request_t *r, const char *key,
 /*
  * Sends the file at path as the page answer. NGX_DECLINED when it does
  * not exist (ENOENT, ENOTDIR); a file that cannot be read is the store
- * failing (500).
+ * failing (500). On the fast path (static_like) every failure declines:
+ * the full path then decides (a marker refused by disable_symlinks, say).
  */
 static ngx_int_t lb_send_file(ngx_http_request_t *r, ngx_str_t *path,
 			      enum lb_edge_variant variant, int static_like)
@@ -367,13 +368,15 @@ static ngx_int_t lb_send_file(ngx_http_request_t *r, ngx_str_t *path,
 		return lb_send_failure(r);
 	if (ngx_open_cached_file(clcf->open_file_cache, path, &of, r->pool) !=
 	    NGX_OK) {
-		if (of.err == NGX_ENOENT || of.err == NGX_ENOTDIR ||
-		    of.err == NGX_ENAMETOOLONG)
+		if (static_like || of.err == NGX_ENOENT ||
+		    of.err == NGX_ENOTDIR || of.err == NGX_ENAMETOOLONG)
 			return NGX_DECLINED;
 		ngx_log_error(NGX_LOG_ERR, r->connection->log, of.err,
 			      "linkbot: cannot open \"%s\"", path->data);
 		return lb_send_failure(r);
 	}
+	if (!of.is_file && static_like)
+		return NGX_DECLINED;
 	if (!of.is_file) {
 		ngx_log_error(NGX_LOG_ERR, r->connection->log, 0,
 			      "linkbot: \"%s\" is not a file", path->data);
