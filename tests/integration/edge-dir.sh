@@ -65,5 +65,8 @@ rm -f "$loop"
 	fail "preview accepted a missing store"
 "$LINKBOT" preview --listen 'x;y' >/dev/null 2>&1 && fail "preview accepted a bad --listen"
 
+# hostile input never crashed an nginx worker
+! grep -q 'exited on signal' "$EDGE_PREFIX/logs/error.log" ||
+	fail "an nginx worker crashed: $(grep 'exited on signal' "$EDGE_PREFIX/logs/error.log" | head -3)"
 echo "edge-dir: $fails failure(s)"
 [ "$fails" -eq 0 ]

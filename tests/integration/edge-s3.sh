@@ -47,5 +47,8 @@ expect_json_message "500 bucket down"
 req "$EDGE_URL/acme/blog/related-links"
 [ "$status" = 500 ] || [ "$status" = 400 ] || fail "bucket down, no url: $status"
 
+# hostile input never crashed an nginx worker
+! grep -q 'exited on signal' "$EDGE_PREFIX/logs/error.log" ||
+	fail "an nginx worker crashed: $(grep 'exited on signal' "$EDGE_PREFIX/logs/error.log" | head -3)"
 echo "edge-s3: $fails failure(s)"
 [ "$fails" -eq 0 ]
