@@ -56,7 +56,7 @@ $(BUILD)/linkbot: $(MAIN_OBJ) $(OBJ) | $(DEPS)
 
 $(EDGE_MOD): $(EDGE_MOD_SRC) | $(DEPS)
 	@echo "  NGINX   $@"
-	@src/edge/nginx/build $@ $(NGX_SRC)
+	@+src/edge/nginx/build $@ $(NGX_SRC)
 
 $(BUILD)/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)

@@ -370,7 +370,7 @@ static int match_route(const char *p, size_t n, struct lb_edge_route *rt)
 	if (count > 5 || (count == 5 && memchr(seg[4], '/', len[4])))
 		return -1;
 #define IS(k, lit) (len[k] == sizeof(lit) - 1 && memcmp(seg[k], lit, len[k]) == 0)
-	memset(rt, 0, sizeof(*rt));
+	rt->client[0] = '\0';
 	if (count == 3 && IS(2, "related-links") &&
 	    segment_ok(seg[0], len[0]) && segment_ok(seg[1], len[1])) {
 		rt->variant = LB_EDGE_STANDARD;
@@ -389,16 +389,26 @@ static int match_route(const char *p, size_t n, struct lb_edge_route *rt)
 		return -1;
 	}
 #undef IS
-	if (rt->variant == LB_EDGE_PROJECT) {
-		snprintf(rt->base, sizeof(rt->base), "_projects/%s/",
-			 rt->endpoint);
-		snprintf(rt->desc_key, sizeof(rt->desc_key), "%sproject.json",
-			 rt->base);
-	} else {
-		snprintf(rt->base, sizeof(rt->base), "%s/%s/", rt->client,
-			 rt->endpoint);
-		snprintf(rt->desc_key, sizeof(rt->desc_key), "%sendpoint.json",
-			 rt->base);
+	/* (memcpy, not snprintf: this runs on every request) */
+	{
+		char *b = rt->base;
+		size_t cl = strlen(rt->client), el = strlen(rt->endpoint);
+		const char *dk = rt->variant == LB_EDGE_PROJECT ?
+					 "project.json" : "endpoint.json";
+		if (rt->variant == LB_EDGE_PROJECT) {
+			memcpy(b, "_projects/", 10);
+			b += 10;
+		} else {
+			memcpy(b, rt->client, cl);
+			b += cl;
+			*b++ = '/';
+		}
+		memcpy(b, rt->endpoint, el);
+		b += el;
+		*b++ = '/';
+		*b = '\0';
+		memcpy(rt->desc_key, rt->base, (size_t)(b - rt->base));
+		memcpy(rt->desc_key + (b - rt->base), dk, strlen(dk) + 1);
 	}
 	return 0;
 }

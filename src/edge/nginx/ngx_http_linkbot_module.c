@@ -63,8 +63,7 @@ typedef struct {
 	enum lb_step step;
 	struct lb_edge_request req;
 	struct lb_edge_route route;
-	struct lb_edge_decision dec;
-	int have_dec;
+	struct lb_edge_decision *dec;	/* the full path only (pool, cleanup) */
 	/* the last subrequest's result */
 	int sr_done;
 	enum lb_edge_object sr_state;
@@ -471,27 +470,35 @@ out:
 
 /* ---- the request ---- */
 
-static void lb_ctx_cleanup(void *data)
+static void lb_dec_cleanup(void *data)
 {
-	ngx_http_linkbot_ctx_t *ctx = data;
+	edge_decision_release(data);
+}
 
-	if (ctx->have_dec)
-		edge_decision_release(&ctx->dec);
-	ctx->have_dec = 0;
+/*
+ * The decision of the full path, allocated only there: the fast path's
+ * request pool stays small (one block, as static nginx's).
+ */
+static ngx_int_t lb_dec_new(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
+{
+	ngx_pool_cleanup_t *cln = ngx_pool_cleanup_add(r->pool, 0);
+
+	ctx->dec = ngx_pcalloc(r->pool, sizeof(*ctx->dec));
+	if (cln == NULL || ctx->dec == NULL)
+		return NGX_ERROR;
+	cln->handler = lb_dec_cleanup;
+	cln->data = ctx->dec;
+	return NGX_OK;
 }
 
 static ngx_http_linkbot_ctx_t *lb_ctx_new(ngx_http_request_t *r)
 {
 	ngx_http_linkbot_ctx_t *ctx;
-	ngx_pool_cleanup_t *cln;
 	ngx_table_elt_t *auth = r->headers_in.authorization;
 
 	ctx = ngx_pcalloc(r->pool, sizeof(*ctx));
-	cln = ngx_pool_cleanup_add(r->pool, 0);
-	if (ctx == NULL || cln == NULL)
+	if (ctx == NULL)
 		return NULL;
-	cln->handler = lb_ctx_cleanup;
-	cln->data = ctx;
 	/* the raw target, as the client sent it (nginx keeps it) */
 	ctx->req.target = (const char *)r->unparsed_uri.data;
 	ctx->req.target_len = r->unparsed_uri.len;
@@ -519,13 +526,13 @@ static void lb_keep_side(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 {
 	size_t n;
 
-	if (ctx->dec.side == NULL)
+	if (ctx->dec->side == NULL)
 		return;
-	n = ngx_strlen(ctx->dec.side);
+	n = ngx_strlen(ctx->dec->side);
 	ctx->side.data = ngx_pnalloc(r->pool, n);
 	if (ctx->side.data == NULL)
 		return;
-	ngx_memcpy(ctx->side.data, ctx->dec.side, n);
+	ngx_memcpy(ctx->side.data, ctx->dec->side, n);
 	ctx->side.len = n;
 }
 
@@ -539,7 +546,7 @@ static ngx_int_t lb_answer_miss(ngx_http_request_t *r,
 	ngx_int_t rc;
 
 	ngx_memzero(&a, sizeof(a));
-	edge_miss(&ctx->dec, st, (const char *)pool, len, lb_rand, NULL, &a);
+	edge_miss(ctx->dec, st, (const char *)pool, len, lb_rand, NULL, &a);
 	if (a.status == 200)
 		lb_keep_side(r, ctx);
 	rc = lb_send_answer(r, &a);
@@ -549,7 +556,7 @@ static ngx_int_t lb_answer_miss(ngx_http_request_t *r,
 
 static ngx_int_t lb_dir(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 {
-	char id[LB_PAGEID_LEN + 1], key[sizeof(ctx->route.base) + 64];
+	char id[LB_PAGEID_LEN + 1];
 	u_char *text;
 	size_t len;
 	enum lb_edge_object st;
@@ -558,22 +565,37 @@ static ngx_int_t lb_dir(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 
 	/* the fast path through the state marker */
 	if (edge_fast_id(&ctx->req, &ctx->route, id) == 0) {
-		ngx_snprintf((u_char *)key, sizeof(key), "%sactive-%s/%s.json%Z",
-			     ctx->route.base,
-			     ctx->route.variant == LB_EDGE_ENTERPRISE ?
-				     "enterprise" : "standard", id);
-		if (lb_path(r, key, &path) != NGX_OK)
+		ngx_http_linkbot_loc_conf_t *lc =
+			ngx_http_get_module_loc_conf(r, ngx_http_linkbot_module);
+		const char *m = ctx->route.variant == LB_EDGE_ENTERPRISE ?
+					"active-enterprise/" : "active-standard/";
+		size_t bl = ngx_strlen(ctx->route.base), ml = ngx_strlen(m);
+		u_char *p;
+
+		/* ROOT/<client>/<endpoint>/active-<variant>/<id>.json */
+		path.data = ngx_pnalloc(r->pool, lc->root.len + bl + ml +
+						 LB_PAGEID_LEN + 8);
+		if (path.data == NULL)
 			return NGX_HTTP_INTERNAL_SERVER_ERROR;
+		p = ngx_cpymem(path.data, lc->root.data, lc->root.len);
+		*p++ = '/';
+		p = ngx_cpymem(p, ctx->route.base, bl);
+		p = ngx_cpymem(p, m, ml);
+		p = ngx_cpymem(p, id, LB_PAGEID_LEN);
+		p = ngx_cpymem(p, ".json", 5);
+		*p = '\0';
+		path.len = (size_t)(p - path.data);
 		rc = lb_send_file(r, &path, ctx->route.variant, 1);
 		if (rc != NGX_DECLINED)
 			return rc;
 	}
 	st = lb_read_object(r, ctx->route.desc_key, &text, &len);
-	ctx->have_dec = 1;
+	if (lb_dec_new(r, ctx) != NGX_OK)
+		return NGX_HTTP_INTERNAL_SERVER_ERROR;
 	if (edge_decide(&ctx->req, &ctx->route, st, (const char *)text, len,
-			&ctx->dec) == 1)
-		return lb_send_answer(r, &ctx->dec.answer);
-	if (lb_path(r, ctx->dec.page_key, &path) != NGX_OK)
+			ctx->dec) == 1)
+		return lb_send_answer(r, &ctx->dec->answer);
+	if (lb_path(r, ctx->dec->page_key, &path) != NGX_OK)
 		return NGX_HTTP_INTERNAL_SERVER_ERROR;
 	rc = lb_send_file(r, &path, ctx->route.variant, 0);
 	if (rc != NGX_DECLINED)
@@ -581,8 +603,8 @@ static ngx_int_t lb_dir(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 	text = NULL;
 	len = 0;
 	st = LB_OBJECT_MISSING;
-	if (ctx->dec.needs_pool)
-		st = lb_read_object(r, ctx->dec.pool_key, &text, &len);
+	if (ctx->dec->needs_pool)
+		st = lb_read_object(r, ctx->dec->pool_key, &text, &len);
 	return lb_answer_miss(r, ctx, st, text, len);
 }
 
@@ -672,25 +694,26 @@ static ngx_int_t lb_s3(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx,
 	case LB_STEP_DESC:
 		if (!ctx->sr_done)
 			return NGX_DONE;
-		ctx->have_dec = 1;
+		if (lb_dec_new(r, ctx) != NGX_OK)
+			return NGX_HTTP_INTERNAL_SERVER_ERROR;
 		if (edge_decide(&ctx->req, &ctx->route, ctx->sr_state,
 				(const char *)ctx->sr_body, ctx->sr_len,
-				&ctx->dec) == 1)
-			return lb_send_answer(r, &ctx->dec.answer);
+				ctx->dec) == 1)
+			return lb_send_answer(r, &ctx->dec->answer);
 		if (miss) {
-			if (!ctx->dec.needs_pool)
+			if (!ctx->dec->needs_pool)
 				return lb_answer_miss(r, ctx, LB_OBJECT_MISSING,
 						      NULL, 0);
-			return lb_s3_get(r, ctx, ctx->dec.pool_key,
+			return lb_s3_get(r, ctx, ctx->dec->pool_key,
 					 LB_STEP_POOL);
 		}
 		/* the page, proxied from the bucket; 403/404 -> miss */
-		kl = ngx_strlen(ctx->dec.page_key);
+		kl = ngx_strlen(ctx->dec->page_key);
 		uri.data = ngx_pnalloc(r->pool, sizeof(pfx) + kl);
 		if (uri.data == NULL)
 			return NGX_HTTP_INTERNAL_SERVER_ERROR;
 		ngx_memcpy(uri.data, pfx, sizeof(pfx) - 1);
-		ngx_memcpy(uri.data + sizeof(pfx) - 1, ctx->dec.page_key, kl);
+		ngx_memcpy(uri.data + sizeof(pfx) - 1, ctx->dec->page_key, kl);
 		uri.len = sizeof(pfx) - 1 + kl;
 		return ngx_http_internal_redirect(r, &uri, NULL);
 	case LB_STEP_POOL:
