@@ -51,6 +51,7 @@ enum lb_mode {
 typedef struct {
 	ngx_uint_t mode;
 	ngx_str_t root;		/* NUL-terminated, without a trailing '/' */
+	ngx_open_file_t *log;	/* linkbot_log: the side-crawl log */
 } ngx_http_linkbot_loc_conf_t;
 
 enum lb_step {
@@ -80,11 +81,20 @@ static char *ngx_http_linkbot_merge_loc_conf(ngx_conf_t *cf, void *parent,
 					     void *child);
 static char *ngx_http_linkbot(ngx_conf_t *cf, ngx_command_t *cmd,
 			      void *conf);
+static char *ngx_http_linkbot_log(ngx_conf_t *cf, ngx_command_t *cmd,
+				  void *conf);
 
 static ngx_command_t ngx_http_linkbot_commands[] = {
 	{ ngx_string("linkbot"),
 	  NGX_HTTP_LOC_CONF | NGX_CONF_TAKE12,
 	  ngx_http_linkbot,
+	  NGX_HTTP_LOC_CONF_OFFSET,
+	  0,
+	  NULL },
+	{ ngx_string("linkbot_log"),
+	  NGX_HTTP_MAIN_CONF | NGX_HTTP_SRV_CONF | NGX_HTTP_LOC_CONF |
+		  NGX_CONF_TAKE1,
+	  ngx_http_linkbot_log,
 	  NGX_HTTP_LOC_CONF_OFFSET,
 	  0,
 	  NULL },
@@ -188,10 +198,32 @@ static char *ngx_http_linkbot_merge_loc_conf(ngx_conf_t *cf, void *parent,
 	(void)cf;
 	if (c->root.data == NULL)
 		c->root = p->root;
+	if (c->log == NULL)
+		c->log = p->log;
 	return NGX_CONF_OK;
 }
 
 static ngx_int_t ngx_http_linkbot_handler(ngx_http_request_t *r);
+
+/*
+ * linkbot_log PATH: pages not indexed, one line each ("time client
+ * endpoint url"), written by the module itself (opened and reopened on
+ * USR1 as nginx's logs are). The same records are in $lb_side for an
+ * access_log; the module's own write costs nothing on the requests that
+ * log nothing, where an access_log with if= is evaluated on every one.
+ */
+static char *ngx_http_linkbot_log(ngx_conf_t *cf, ngx_command_t *cmd,
+				  void *conf)
+{
+	ngx_http_linkbot_loc_conf_t *lc = conf;
+	ngx_str_t *v = cf->args->elts;
+
+	(void)cmd;
+	if (lc->log != NULL)
+		return "is duplicate";
+	lc->log = ngx_conf_open_file(cf->cycle, &v[1]);
+	return lc->log == NULL ? NGX_CONF_ERROR : NGX_CONF_OK;
+}
 
 static char *ngx_http_linkbot(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
@@ -521,7 +553,29 @@ static ngx_http_linkbot_ctx_t *lb_ctx_new(ngx_http_request_t *r)
 	return ctx;
 }
 
-/* Remembers the side-crawl record for the access log ($lb_side). */
+/* One line of the side-crawl log: "time record\n", one write(2). */
+static void lb_write_side(ngx_http_request_t *r, const ngx_str_t *rec)
+{
+	ngx_http_linkbot_loc_conf_t *lc =
+		ngx_http_get_module_loc_conf(r, ngx_http_linkbot_module);
+	size_t tl = ngx_cached_http_log_iso8601.len;
+	u_char *line, *p;
+
+	if (lc->log == NULL || lc->log->fd == NGX_INVALID_FILE)
+		return;
+	line = ngx_pnalloc(r->pool, tl + rec->len + 2);
+	if (line == NULL)
+		return;
+	p = ngx_cpymem(line, (u_char *)ngx_cached_http_log_iso8601.data, tl);
+	*p++ = ' ';
+	p = ngx_cpymem(p, rec->data, rec->len);
+	*p++ = '\n';
+	if (ngx_write_fd(lc->log->fd, line, (size_t)(p - line)) < 0)
+		ngx_log_error(NGX_LOG_ALERT, r->connection->log, ngx_errno,
+			      "linkbot: cannot write the side-crawl log");
+}
+
+/* Remembers the side-crawl record ($lb_side) and logs it (linkbot_log). */
 static void lb_keep_side(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 {
 	size_t n;
@@ -534,6 +588,7 @@ static void lb_keep_side(ngx_http_request_t *r, ngx_http_linkbot_ctx_t *ctx)
 		return;
 	ngx_memcpy(ctx->side.data, ctx->dec->side, n);
 	ctx->side.len = n;
+	lb_write_side(r, &ctx->side);
 }
 
 /* The page is not indexed: random links, an empty list or {}. */
