@@ -4,7 +4,7 @@
  * The answer rules are src/edge/answer.c (include/linkbot/answer.h), the
  * same C that `linkbot lookup` runs; this file only moves bytes between
  * nginx and those rules: it reads the store, sends the answers, and logs
- * pages not indexed through the variable $lb_side.
+ * pages not indexed (linkbot_log, $lb_side).
  *
  *   linkbot dir ROOT;    a directory store at ROOT: descriptors and pool
  *                        are read with read(2), pages are sent as files
@@ -18,6 +18,8 @@
  *                        random.json, answer random links or an empty list
  *   linkbot refused;     nginx refused the method or the body itself
  *                        (error_page 405 411 413): the same JSON answers
+ *   linkbot_log PATH;    the side-crawl log: "time client endpoint url"
+ *                        per page not indexed (also in $lb_side)
  *
  * Directory store fast path: for a url without a query the page ID does
  * not depend on the descriptor, so the module first opens
