@@ -59,6 +59,27 @@ for enc in "" "Accept-Encoding: gzip"; do
 done
 rm -f "$loop"
 
+# `linkbot lookup --target` runs the module's rules over the same store:
+# the same status and headers, and the same body but for random draws
+for t in '/acme/blog/related-links?url=/blog/a-post' '/il/ent/docs/related-links?url=/guide/start' \
+	'/acme/soon/related-links?url=/x' '/acme/blog/related-links?url=ftp://x' '/acme/old/related-links?url=/x' \
+	'/acme/broken/related-links?url=/x' '/acme/ml/related-links?url=/fr/x' '/acme/blog/related-links?url=/blog/new' \
+	'/api/il/related-links/p-1?url=/blog/a-post' '/api/il/related-links/p-1?url=/nope' '/acme/%2e%2e/related-links'; do
+	key=; case $t in /api/*) key=test-key-1 ;; esac
+	"$LINKBOT" lookup --store "$store" --target "$t" ${key:+--key "$key"} >"$_t/lb" 2>"$_t/lh"
+	req ${key:+-H "Authorization: Bearer $key"} "$EDGE_URL$t"
+	want=$(sed -n 's/^HTTP //p' "$_t/lh")
+	[ "$status" = "$want" ] || fail "lookup $t: $want, the edge $status"
+	for h in content-type cache-control access-control-allow-origin content-encoding vary www-authenticate allow; do
+		[ "$(hdr $h)" = "$(tr -d '\r' <"$_t/lh" | sed 's/^\([^:]*\):/\L\1:/' | sed -n "s/^$h: //p")" ] ||
+			fail "lookup $t: header $h differs from the edge's ($(hdr $h))"
+	done
+	case $t in *blog/new | *fr/x | *nope) ;; *)
+		[ "$(body)" = "$(cat "$_t/lb" | head -c -1)" ] || fail "lookup $t: body $(head -c 100 "$_t/lb"), the edge $(body | head -c 100)" ;;
+	esac
+done
+ok "lookup answers as the edge"
+
 # preview's own command line
 "$LINKBOT" preview --help | grep -q -- '--store' || fail "preview --help"
 "$LINKBOT" preview --store /nonexistent/store --listen 127.0.0.1:1 >/dev/null 2>&1 &&
