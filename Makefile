@@ -54,7 +54,8 @@ $(DEPS): ci/install-deps package.json package-lock.json
 $(BUILD)/linkbot: $(MAIN_OBJ) $(OBJ) | $(DEPS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
-$(EDGE_MOD): $(EDGE_MOD_SRC) | $(DEPS)
+# (nginx.h: a new nginx version, after a package upgrade, rebuilds it)
+$(EDGE_MOD): $(EDGE_MOD_SRC) $(wildcard $(NGX_SRC)/src/core/nginx.h) | $(DEPS)
 	@echo "  NGINX   $@"
 	@+src/edge/nginx/build $@ $(NGX_SRC)
 
