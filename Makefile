@@ -1,12 +1,13 @@
 # linkbot - one flat Makefile (no autotools).
 #
-#   make            build/linkbot
+#   make            build/linkbot and build/ngx_http_linkbot_module.so (the
+#                   edge, built against Debian's nginx-dev: src/edge/nginx/)
 #   make test       every test: C unit tests (cmocka, ASan+UBSan), edge JS
 #                   tests (node --test), integration tests against real servers
 #   make demo       crawl the demo site, publish into ./public, answer through
 #                   the local edge
 #   make bench      benchmarks; results go to bench/RESULTS.md by hand
-#   make fuzz       long fuzzing runs
+#   make fuzz       long fuzzing runs (the extractor, the edge's requests)
 #   make clean
 #
 # Dependencies install themselves: every target depends on $(BUILD)/.deps,
@@ -32,10 +33,18 @@ MAIN_OBJ := $(BUILD)/src/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
 DEPS     := $(BUILD)/.deps
+# The edge's nginx module: configured with the flags of the nginx it loads
+# into (Debian's nginx-dev holds its sources and conf_flags).
+NGX_SRC  ?= /usr/share/nginx/src
+EDGE_MOD := $(BUILD)/ngx_http_linkbot_module.so
+EDGE_MOD_SRC := src/edge/nginx/ngx_http_linkbot_module.c src/edge/nginx/config \
+            src/edge/nginx/build src/edge/answer.c src/base/pageid.c \
+            src/base/buf.c src/base/error.c include/linkbot/answer.h \
+            include/linkbot/pageid.h include/linkbot/buf.h include/linkbot/error.h
 
 .SECONDARY:
 .PHONY: all test unit-test edge-test integration-test demo bench fuzz clean deps
-all: $(BUILD)/linkbot
+all: $(BUILD)/linkbot $(EDGE_MOD)
 
 deps: $(DEPS)
 $(DEPS): ci/install-deps package.json package-lock.json
@@ -44,6 +53,11 @@ $(DEPS): ci/install-deps package.json package-lock.json
 
 $(BUILD)/linkbot: $(MAIN_OBJ) $(OBJ) | $(DEPS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+# (nginx.h: a new nginx version, after a package upgrade, rebuilds it)
+$(EDGE_MOD): $(EDGE_MOD_SRC) $(wildcard $(NGX_SRC)/src/core/nginx.h) | $(DEPS)
+	@echo "  NGINX   $@"
+	@+src/edge/nginx/build $@ $(NGX_SRC)
 
 $(BUILD)/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)
@@ -66,26 +80,27 @@ $(BUILD)/san/liblinkbot.a: $(SAN_OBJ)
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/liblinkbot.a | $(DEPS)
 	$(CC) -g $(SAN) -o $@ $^ $(PKG_LIBS) -lcmocka -lglpk
 
-test: $(BUILD)/linkbot $(UNIT_BIN)
+test: $(BUILD)/linkbot $(EDGE_MOD) $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run
 
 unit-test: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run unit
 
-edge-test: $(BUILD)/linkbot
+edge-test: $(BUILD)/linkbot $(EDGE_MOD)
 	@BUILD=$(BUILD) tests/run edge
 
-integration-test: $(BUILD)/linkbot
+integration-test: $(BUILD)/linkbot $(EDGE_MOD)
 	@BUILD=$(BUILD) tests/run integration
 
-demo: $(BUILD)/linkbot
+demo: $(BUILD)/linkbot $(EDGE_MOD)
 	@BUILD=$(BUILD) examples/demo.sh
 
-bench: $(BUILD)/linkbot
+bench: $(BUILD)/linkbot $(EDGE_MOD)
 	@BUILD=$(BUILD) bench/run
 
 fuzz: $(DEPS)
 	@BUILD=$(BUILD) tests/fuzz/run long
+	@BUILD=$(BUILD) tests/fuzz/edge long
 
 clean:
 	rm -rf $(BUILD)

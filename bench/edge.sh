@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench/edge.sh - the edge's hot path against static nginx, in one run.
+# bench/edge.sh - the edge (nginx + ngx_http_linkbot_module) against static
+# nginx, in one run.
 #
 # A store of $BENCH_PAGES pages (default 100,000; gzipped answers laid out as
 # docs/store.md says) is served twice on loopback, each by one nginx worker:
-#   edge    `linkbot preview` (njs: route, validate, page ID; try_files
-#           through the state marker) answering
-#           /bench/blog/related-links?url=<page URL>
+#   edge    `linkbot preview` (the module: route, validate, page ID, the
+#           page opened through the state marker and sent as a file)
+#           answering /bench/blog/related-links?url=<page URL>
 #   static  plain nginx serving the same objects as files by their key
 # wrk (1 thread, 32 connections, random pages, Accept-Encoding: gzip) runs
 # both for $BENCH_SECONDS (5) each, $BENCH_ROUNDS (3) rounds, alternating who
@@ -13,7 +14,7 @@
 # ratio, p99 latency beside static's, and the nginx worker's CPU time per
 # request (user+system from /proc), the figure that holds still on a shared
 # machine: its ratio is what the throughput ratio would be when CPU-bound.
-# Targets (issue #8): ratio >= 0.8, p99 <= 1.5x static's.
+# Targets (issue #26): ratio >= 0.9, p99 <= 1.2x static's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -176,5 +177,5 @@ printf 'edge: %d pages, wrk -t1 -c%d %ss, best of %d rounds, 1 nginx worker each
 printf '  static nginx  %9.0f req/s   p99 %6.2f ms   %6.2f us CPU/request\n' "$srps" "$sp99" "$scpu"
 printf '  linkbot edge  %9.0f req/s   p99 %6.2f ms   %6.2f us CPU/request\n' "$erps" "$ep99" "$ecpu"
 awk -v e="$erps" -v s="$srps" -v ep="$ep99" -v sp="$sp99" -v ec="$ecpu" -v sc="$scpu" 'BEGIN {
-	printf "  ratio edge/static: %.2f req/s (target >= 0.80), p99 %.2fx static (target <= 1.5),\n", e / s, ep / sp
+	printf "  ratio edge/static: %.2f req/s (target >= 0.90), p99 %.2fx static (target <= 1.2),\n", e / s, ep / sp
 	printf "  CPU-bound ratio (static CPU/request over edge CPU/request): %.2f\n", sc / ec }'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: serve the demo site (examples/site) with nginx on loopback, run
 # the nightly job with examples/linkbot.yaml into ./public, and print real API
-# answers fetched through the local edge (nginx + njs, `linkbot preview`).
+# answers fetched through the local edge (nginx + linkbot's module, `linkbot preview`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -51,7 +51,7 @@ LINES_SHOWN=14 show "http://127.0.0.1:$EDGE_PORT/api/il/related-links/demo-proje
 
 cat <<MSG
 
-The answers above came through the edge (nginx + njs) from ./public.
+The answers above came through the edge (nginx + linkbot's module) from ./public.
 Browse more by starting the edge yourself (the store stays in ./public):
   $BUILD/linkbot preview --store public --listen 127.0.0.1:$EDGE_PORT
   curl 'http://127.0.0.1:$EDGE_PORT/demo/blog-to-blog/related-links?url=/blog/sql-dump/'

@@ -22,7 +22,7 @@ static const struct command {
 	{ "inspect", cmd_inspect, "fetch and extract one page, print its fields" },
 	{ "page-id", cmd_page_id, "print the page ID the edge derives from a URL" },
 	{ "lookup", cmd_lookup, "print what the API answers for a URL, from the store" },
-	{ "preview", cmd_preview, "serve a store through the real edge (nginx + njs)" },
+	{ "preview", cmd_preview, "serve a store through the real edge (nginx + linkbot's module)" },
 	{ "hubspot", cmd_hubspot, "hubspot sync: copy the links into HubSpot custom objects" },
 };
 

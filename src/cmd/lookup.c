@@ -1,7 +1,8 @@
 /*
  * lookup.c - linkbot lookup: what the API answers for a URL, read from the
- * store with the edge's rules (docs/store.md), without an edge. The status
- * goes to stderr, the body to stdout.
+ * store by the edge's own rules (src/edge/answer.c, the code the nginx
+ * module runs), without an edge. The status line and the headers go to
+ * stderr, the body to stdout (a stored page gunzipped).
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -12,123 +13,158 @@
 
 #include <cjson/cJSON.h>
 
+#include "linkbot/answer.h"
+#include "linkbot/buf.h"
 #include "linkbot/cmd.h"
 #include "linkbot/gz.h"
-#include "linkbot/pageid.h"
 #include "linkbot/store.h"
 
 #define LOOKUP_MAX_OBJECT ((size_t)16 << 20)
+#define LOOKUP_MAX_TARGET ((size_t)64 << 10)
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: linkbot lookup [options] -e CLIENT/ENDPOINT URL\n\n"
+		"usage: linkbot lookup [options] -e CLIENT/ENDPOINT URL\n"
+		"       linkbot lookup [options] -e _projects/UUID --key KEY URL\n"
+		"       linkbot lookup [options] --target 'PATH?QUERY'\n\n"
 		"Prints the answer the API gives for URL on that endpoint, read from\n"
-		"the store with the edge's rules: the page's own answer, random links\n"
-		"from the pool, or an empty list for a page that is not indexed; 204\n"
-		"for a pending endpoint, 404 for an unknown or disabled one.\n\n"
+		"the store by the edge's rules (the same C as the nginx module): the\n"
+		"page's own answer, random links from the pool, or an empty list for\n"
+		"a page that is not indexed; 204 for a pending endpoint, 404 for an\n"
+		"unknown or disabled one. The endpoint's route (Standard or\n"
+		"Enterprise) is the one its descriptor names. --target asks with a\n"
+		"raw request target instead, as a client would send it.\n\n"
 		"  -c, --config FILE     configuration (for the store location)\n"
 		"  -s, --store LOCATION  the store (a directory or s3://bucket/prefix)\n"
-		"  -e, --endpoint C/E    the endpoint (required)\n"
+		"  -e, --endpoint C/E    the endpoint, or _projects/UUID\n"
+		"      --key KEY         the Project API key (Authorization: Bearer)\n"
+		"      --target T        a raw request target: /c/e/related-links?url=..\n"
+		"  -X, --method M        the request method (default GET)\n"
 		"      --seed N          seed of the random draw\n"
 		"  -h, --help\n\n"
-		"Exit: 0 for 200 and 204, 1 for an error answer (400, 404, 500),\n"
+		"Exit: 0 for 200 and 204, 1 for an error answer (400, 401, 404, 500),\n"
 		"2 usage, 3 invalid configuration, 4 store unreachable.\n");
 }
 
-static int answer(int status, const char *body)
-{
-	fprintf(stderr, "HTTP %d\n", status);
-	if (body != NULL)
-		printf("%s\n", body);
-	return status < 300 ? LB_EXIT_OK : LB_EXIT_FAIL;
-}
+struct reader {
+	struct lb_store *st;
+	int failed;		/* the store failed at least once */
+};
 
-static int error_answer(int status, const char *message)
+/* Reads a store object whole (gunzipped when stored gzipped). */
+static enum lb_edge_object read_object(struct reader *rd, const char *key,
+				       char **out, size_t *len)
 {
-	cJSON *o = cJSON_CreateObject();
-	char *s;
-	int rc;
-
-	cJSON_AddStringToObject(o, "message", message);
-	s = cJSON_PrintUnformatted(o);
-	rc = answer(status, s);
-	free(s);
-	cJSON_Delete(o);
-	return rc;
-}
-
-/* Reads a store object, gunzipping it if needed; 1 when missing. */
-static int read_object(struct lb_store *st, const char *key, char **out,
-		       struct lb_error *err)
-{
+	struct lb_error err;
 	char *data = NULL;
-	size_t len = 0;
-	int rc;
+	size_t n = 0;
 
 	*out = NULL;
-	if (store_get(st, key, &data, &len, err) < 0)
-		return err->code == LB_ENOTFOUND ? 1 : -1;
-	if (lb_is_gzip(data, len)) {
-		rc = lb_gunzip(data, len, LOOKUP_MAX_OBJECT, out, NULL, err);
+	*len = 0;
+	lb_error_init(&err);
+	if (store_get(rd->st, key, &data, &n, &err) < 0) {
+		if (err.code == LB_ENOTFOUND)
+			return LB_OBJECT_MISSING;
+		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
+		rd->failed = 1;
+		return LB_OBJECT_FAILED;
+	}
+	if (lb_is_gzip(data, n)) {
+		int rc = lb_gunzip(data, n, LOOKUP_MAX_OBJECT, out, len, &err);
 		free(data);
-		return rc;
+		if (rc < 0) {
+			fprintf(stderr, "linkbot lookup: %s: %s\n", key,
+				err.msg);
+			rd->failed = 1;
+			return LB_OBJECT_FAILED;
+		}
+		return LB_OBJECT_OK;
 	}
 	*out = data;
-	return 0;
+	*len = n;
+	return LB_OBJECT_OK;
 }
 
-/* Draws n links of the pool uniformly without replacement, never `self`. */
-static char *draw_random(const char *pool_json, int n, const char *self_id,
-			 const struct lb_qrule *rule, uint64_t seed)
+static uint64_t seed_state;
+
+static uint64_t seeded(void *arg)
 {
-	cJSON *pool = cJSON_Parse(pool_json), *links, *out, *arr, *it;
-	cJSON **cand = NULL;
-	size_t count = 0, i, k;
-	char *s = NULL;
+	uint64_t z = (seed_state += 0x9E3779B97F4A7C15ULL);
 
-	links = cJSON_GetObjectItem(pool, "links");
-	out = cJSON_CreateObject();
-	arr = cJSON_CreateArray();
-	cJSON_ArrayForEach(it, links) {
-		const cJSON *u = cJSON_GetObjectItem(it, "url");
-		char id[LB_PAGEID_LEN + 1];
-		struct lb_error e;
-		cJSON **nc;
+	(void)arg;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
 
-		lb_error_init(&e);
-		if (cJSON_IsString(u) &&
-		    pageid_of_url(u->valuestring, rule, id, &e) == 0 &&
-		    strcmp(id, self_id) == 0)
-			continue;
-		nc = realloc(cand, (count + 1) * sizeof(*cand));
-		if (nc == NULL)
-			goto out;
-		cand = nc;
-		cand[count++] = it;
+/*
+ * Status line and headers to stderr, the body to stdout. A stored page is
+ * printed gunzipped, so without its Content-Encoding (as nginx answers a
+ * client without gzip).
+ */
+static int print_answer(const struct lb_edge_answer *a, const char *body,
+			size_t len)
+{
+	size_t i;
+
+	fprintf(stderr, "HTTP %d\n", a->status);
+	for (i = 0; i < a->n_headers; i++)
+		if (a->kind != LB_BODY_PAGE ||
+		    strcmp(a->headers[i].name, "Content-Encoding") != 0)
+			fprintf(stderr, "%s: %s\n", a->headers[i].name,
+				a->headers[i].value);
+	if (body != NULL) {
+		fwrite(body, 1, len, stdout);
+		putchar('\n');
 	}
-	for (i = 0; i < count && (int)i < n; i++) {
-		uint64_t z = (seed += 0x9E3779B97F4A7C15ULL);
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-		z ^= z >> 31;
-		k = i + (size_t)(z % (count - i));
-		it = cand[k];
-		cand[k] = cand[i];
-		cand[i] = it;
-		cJSON_AddItemToArray(arr, cJSON_Duplicate(it, 1));
+	return a->status < 300 ? LB_EXIT_OK : LB_EXIT_FAIL;
+}
+
+static int print_json(const struct lb_edge_answer *a)
+{
+	return print_answer(a, a->kind == LB_BODY_JSON ? a->body : NULL,
+			    a->body_len);
+}
+
+/* "/c/e/related-links?url=<URL, percent-encoded>" for the endpoint. */
+static int build_target(struct reader *rd, const char *endpoint,
+			const char *url, struct lb_buf *t, struct lb_error *err)
+{
+	char key[256], *desc = NULL;
+	size_t len, i;
+	int enterprise = 0;
+
+	if (strncmp(endpoint, "_projects/", 10) == 0) {
+		if (lb_buf_printf(t, err, "/api/il/related-links/%s?url=",
+				  endpoint + 10) < 0)
+			return -1;
+	} else {
+		snprintf(key, sizeof(key), "%s/endpoint.json", endpoint);
+		if (read_object(rd, key, &desc, &len) == LB_OBJECT_OK) {
+			cJSON *o = cJSON_ParseWithLength(desc, len);
+			enterprise = cJSON_IsString(cJSON_GetObjectItem(o,
+								"variant")) &&
+				strcmp(cJSON_GetObjectItem(o, "variant")
+					       ->valuestring, "enterprise") == 0;
+			cJSON_Delete(o);
+		}
+		free(desc);
+		if (lb_buf_printf(t, err, "%s/%s/related-links?url=",
+				  enterprise ? "/il" : "", endpoint) < 0)
+			return -1;
 	}
-	cJSON_AddStringToObject(out, "message",
-				"page not indexed yet: random links");
-	cJSON_AddItemToObject(out, "related_links", arr);
-	arr = NULL;
-	s = cJSON_PrintUnformatted(out);
-out:
-	cJSON_Delete(arr);
-	cJSON_Delete(out);
-	cJSON_Delete(pool);
-	free(cand);
-	return s;
+	for (i = 0; url[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)url[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-._~", c) != NULL) {
+			if (lb_buf_addc(t, (char)c, err) < 0)
+				return -1;
+		} else if (lb_buf_printf(t, err, "%%%02X", c) < 0) {
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int cmd_lookup(int argc, char **argv)
@@ -137,29 +173,39 @@ int cmd_lookup(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "store", required_argument, NULL, 's' },
 		{ "endpoint", required_argument, NULL, 'e' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "method", required_argument, NULL, 'X' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *location = NULL, *endpoint = NULL;
+	const char *apikey = NULL, *target = NULL, *method = "GET";
 	struct lb_config *cfg = NULL;
-	struct lb_store *st = NULL;
+	struct reader rd = { NULL, 0 };
 	struct lb_error err;
-	cJSON *desc = NULL, *qp, *it;
-	const char *names[64];
-	struct lb_qrule rule = { 0, names, 0 };
-	char key[256], id[LB_PAGEID_LEN + 1], *text = NULL, *body = NULL;
-	const char *state, *variant;
-	uint64_t seed = (uint64_t)time(NULL);
-	int c, r, rc = LB_EXIT_ENV;
+	struct lb_buf tb, auth;
+	struct lb_edge_request req;
+	struct lb_edge_route rt;
+	struct lb_edge_answer a;
+	struct lb_edge_decision d;
+	enum lb_edge_object st;
+	char *text = NULL;
+	size_t len = 0;
+	int c, rc = LB_EXIT_ENV, have_dec = 0;
 
+	seed_state = (uint64_t)time(NULL);
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:s:e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:e:X:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
 		case 's': location = optarg; break;
 		case 'e': endpoint = optarg; break;
-		case 'S': seed = strtoull(optarg, NULL, 10); break;
+		case 'K': apikey = optarg; break;
+		case 'T': target = optarg; break;
+		case 'X': method = optarg; break;
+		case 'S': seed_state = strtoull(optarg, NULL, 10); break;
 		case 'h':
 			usage(stdout);
 			return LB_EXIT_OK;
@@ -168,89 +214,83 @@ int cmd_lookup(int argc, char **argv)
 			return LB_EXIT_USAGE;
 		}
 	}
-	if (endpoint == NULL || optind != argc - 1 ||
-	    strchr(endpoint, '/') == NULL) {
+	if (target == NULL && (endpoint == NULL || optind != argc - 1 ||
+			       strchr(endpoint, '/') == NULL)) {
+		usage(stderr);
+		return LB_EXIT_USAGE;
+	}
+	if (target != NULL && optind != argc) {
 		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
 	lb_error_init(&err);
+	lb_buf_init(&tb, LOOKUP_MAX_TARGET);
+	lb_buf_init(&auth, LB_EDGE_MAX_TOKEN + 64);
+	memset(&a, 0, sizeof(a));
 	if ((rc = cmd_load_config_or_defaults(config, location == NULL,
 					      &cfg)) != LB_EXIT_OK)
 		return rc;
 	rc = LB_EXIT_ENV;
-	if (store_open(cfg, location ? location : cfg->store, &st, &err) < 0) {
+	if (store_open(cfg, location ? location : cfg->store, &rd.st,
+		       &err) < 0) {
 		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
 		goto out;
 	}
-	snprintf(key, sizeof(key), "%s/endpoint.json", endpoint);
-	r = read_object(st, key, &text, &err);
-	if (r < 0) {
-		rc = error_answer(500, "the store failed");
+	if (target == NULL) {
+		if (build_target(&rd, endpoint, argv[optind], &tb, &err) < 0) {
+			fprintf(stderr, "linkbot lookup: %s\n", err.msg);
+			goto out;
+		}
+		target = tb.data;
+	}
+	if (apikey != NULL && lb_buf_printf(&auth, &err, "Bearer %s",
+					    apikey) < 0) {
+		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
+		rc = LB_EXIT_USAGE;
 		goto out;
 	}
-	desc = r == 0 ? cJSON_Parse(text) : NULL;
-	state = cJSON_GetStringValue(cJSON_GetObjectItem(desc, "state"));
-	variant = cJSON_GetStringValue(cJSON_GetObjectItem(desc, "variant"));
-	if (state == NULL || variant == NULL || strcmp(state, "disabled") == 0) {
-		rc = error_answer(404, "endpoint not found");
+	req.method = method;
+	req.target = target;
+	req.target_len = strlen(target);
+	req.authorization = apikey ? auth.data : NULL;
+	req.authorization_len = apikey ? auth.len : 0;
+
+	/* the sequence of answer.h, with synchronous reads */
+	if (edge_route(&req, &rt, &a) == 1) {
+		rc = print_json(&a);
 		goto out;
 	}
-	if (strcmp(state, "pending") == 0) {
-		rc = answer(204, NULL);
+	st = read_object(&rd, rt.desc_key, &text, &len);
+	have_dec = 1;
+	if (edge_decide(&req, &rt, st, text, len, &d) == 1) {
+		rc = print_json(&d.answer);
 		goto out;
 	}
-	qp = cJSON_GetObjectItem(desc, "query_params");
-	cJSON_ArrayForEach(it, qp) {
-		if (!cJSON_IsString(it))
-			continue;
-		if (strcmp(it->valuestring, "*") == 0)
-			rule.keep_all = 1;
-		else if (rule.n_names < sizeof(names) / sizeof(names[0]))
-			names[rule.n_names++] = it->valuestring;
-	}
-	lb_error_init(&err);
-	if (pageid_of_url(argv[optind], &rule, id, &err) < 0) {
-		rc = error_answer(400, err.msg);
-		goto out;
-	}
-	snprintf(key, sizeof(key), "%s/pages/%s.json", endpoint, id);
 	free(text);
 	text = NULL;
-	r = read_object(st, key, &text, &err);
-	if (r < 0) {
-		rc = error_answer(500, "the store failed");
+	st = read_object(&rd, d.page_key, &text, &len);
+	if (st == LB_OBJECT_OK) {
+		edge_page_answer(rt.variant, &a);
+		rc = print_answer(&a, strcmp(method, "HEAD") ? text : NULL, len);
 		goto out;
 	}
-	if (r == 0) {
-		rc = answer(200, text);
+	if (st == LB_OBJECT_FAILED) {
+		edge_failure(&a);
+		rc = print_json(&a);
 		goto out;
 	}
-	/* Not indexed: the endpoint says random links or an empty list. */
-	if (cJSON_GetStringValue(cJSON_GetObjectItem(desc, "not_indexed")) &&
-	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(desc, "not_indexed")),
-		   "empty") == 0) {
-		rc = answer(200, "{\"message\":\"page not indexed: no links "
-				 "for a page whose language is unknown\","
-				 "\"related_links\":[]}");
-		goto out;
-	}
-	snprintf(key, sizeof(key), "%s/random.json", endpoint);
-	r = read_object(st, key, &text, &err);
-	if (r != 0) {
-		rc = r < 0 ? error_answer(500, "the store failed") :
-			     answer(200, "{\"message\":\"page not indexed yet\","
-					 "\"related_links\":[]}");
-		goto out;
-	}
-	body = draw_random(text, (int)cJSON_GetNumberValue(
-					 cJSON_GetObjectItem(desc, "links")),
-			   id, &rule, seed);
-	rc = body ? answer(200, body) : error_answer(500, "out of memory");
+	st = d.needs_pool ? read_object(&rd, d.pool_key, &text, &len) :
+			    LB_OBJECT_MISSING;
+	edge_miss(&d, st, text, len, seeded, NULL, &a);
+	rc = print_json(&a);
 out:
-	free(body);
+	if (have_dec)
+		edge_decision_release(&d);
+	edge_answer_release(&a);
 	free(text);
-	cJSON_Delete(desc);
-	store_free(st);
+	lb_buf_release(&tb);
+	lb_buf_release(&auth);
+	store_free(rd.st);
 	config_free(cfg);
 	return rc;
 }

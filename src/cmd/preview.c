@@ -3,11 +3,13 @@
  *
  * Renders templates/nginx-edge.conf.in into a prefix directory (a new
  * /tmp/linkbot-preview.XXXXXX unless --prefix is given) and execs nginx in
- * the foreground (daemon off) with the njs edge of src/edge/. The templates
- * and the JavaScript are found through $LINKBOT_SHARE, else next to the
- * executable (build/linkbot -> the source tree; bin/linkbot ->
- * share/linkbot). nginx is $LINKBOT_NGINX or "nginx" on the PATH; the njs
- * module is $LINKBOT_NJS_MODULE or Debian's.
+ * the foreground (daemon off) with linkbot's nginx module
+ * (ngx_http_linkbot_module.so, src/edge/nginx/). The template is found
+ * through $LINKBOT_SHARE, else next to the executable (build/linkbot -> the
+ * source tree; bin/linkbot -> share/linkbot). nginx is $LINKBOT_NGINX or
+ * "nginx" on the PATH; the module is $LINKBOT_EDGE_MODULE, else the one
+ * next to the executable (build/), in the share directory, or in nginx's
+ * modules directory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,14 +26,15 @@
 
 #define PREVIEW_TEMPLATE "templates/nginx-edge.conf.in"
 #define PREVIEW_MAX_TEMPLATE (1 << 20)
-#define DEFAULT_NJS "/usr/lib/nginx/modules/ngx_http_js_module.so"
+#define MODULE_NAME "ngx_http_linkbot_module.so"
+#define SYSTEM_MODULES "/usr/lib/nginx/modules"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: linkbot preview [options]\n\n"
-		"Serves a store through the edge (nginx + njs) in the foreground,\n"
-		"exactly as a CDN would: every route, status and header of the API.\n\n"
+		"Serves a store through the edge (nginx + linkbot's module) in the\n"
+		"foreground, exactly as a CDN would: every route, status and header of the API.\n\n"
 		"  -s, --store LOCATION   a directory, or s3://bucket/prefix\n"
 		"                         (default: public)\n"
 		"  -l, --listen HOST:PORT (default: 127.0.0.1:8080; a bare PORT\n"
@@ -139,27 +142,28 @@ static int is_dir(const char *path)
 }
 
 /*
- * Finds the share directory (holding templates/) and the edge's JavaScript
- * directory. Returns 0 and fills share and js (PATH_MAX each).
+ * Finds the share directory (holding templates/) and the edge module.
+ * Returns 0 and fills share and module (PATH_MAX each).
  */
-static int find_share(char *share, char *js)
+static int find_share(char *share, char *module)
 {
 	const char *env = getenv("LINKBOT_SHARE");
+	const char *menv = getenv("LINKBOT_EDGE_MODULE");
 	char exe[PATH_MAX], cand[PATH_MAX + 64], *slash;
 	const char *rel[] = { "..", "../share/linkbot", "." };
 	ssize_t n;
 	size_t i;
 
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
 	if (env != NULL && *env != '\0') {
 		if (realpath(env, share) == NULL)
 			return -1;
 	} else {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return -1;
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL)
-			*slash = '\0';
 		share[0] = '\0';
 		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 			fmt(cand, sizeof(cand), "%s/%s/%s", exe, rel[i],
@@ -174,15 +178,16 @@ static int find_share(char *share, char *js)
 		if (share[0] == '\0')
 			return -1;
 	}
-	fmt(cand, sizeof(cand), "%s/src/edge/njs.js", share);
-	if (is_file(cand)) {
-		fmt(js, PATH_MAX, "%s/src/edge", share);
-		return 0;
-	}
-	fmt(cand, sizeof(cand), "%s/edge/njs.js", share);
-	if (is_file(cand)) {
-		fmt(js, PATH_MAX, "%s/edge", share);
-		return 0;
+	if (menv != NULL && *menv != '\0')
+		return fmt(module, PATH_MAX, "%s", menv);
+	/* build/ beside build/linkbot, the share directory, nginx's own */
+	{
+		const char *dirs[] = { exe, share, SYSTEM_MODULES };
+		for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			fmt(cand, sizeof(cand), "%s/%s", dirs[i], MODULE_NAME);
+			if (is_file(cand))
+				return fmt(module, PATH_MAX, "%s", cand);
+		}
 	}
 	return -1;
 }
@@ -242,8 +247,8 @@ int cmd_preview(int argc, char **argv)
 	};
 	const char *store = "public", *listen = "127.0.0.1:8080";
 	const char *endpoint = NULL, *prefix_opt = NULL, *workers = "auto";
-	const char *nginx, *njs;
-	char share[PATH_MAX], js[PATH_MAX], prefix[PATH_MAX], root[PATH_MAX];
+	const char *nginx;
+	char share[PATH_MAX], module[PATH_MAX], prefix[PATH_MAX], root[PATH_MAX];
 	char tpl_path[PATH_MAX + 64], conf[PATH_MAX + 64], sock[PATH_MAX + 64];
 	char dir[PATH_MAX + 64], server[512], scheme[16], host[512], path[1024];
 	char *tpl = NULL, *out = NULL, listen_buf[64];
@@ -279,10 +284,11 @@ int cmd_preview(int argc, char **argv)
 		fprintf(stderr, "linkbot: --listen wants HOST:PORT\n");
 		return LB_EXIT_USAGE;
 	}
-	if (find_share(share, js) < 0) {
-		fprintf(stderr, "linkbot: cannot find %s and src/edge/ (set "
-				"LINKBOT_SHARE to the linkbot source tree)\n",
-			PREVIEW_TEMPLATE);
+	if (find_share(share, module) < 0) {
+		fprintf(stderr, "linkbot: cannot find %s and %s (set "
+				"LINKBOT_SHARE to the linkbot source tree, "
+				"LINKBOT_EDGE_MODULE to the module; `make` "
+				"builds it)\n", PREVIEW_TEMPLATE, MODULE_NAME);
 		return LB_EXIT_ENV;
 	}
 	lb_error_init(&err);
@@ -333,11 +339,8 @@ int cmd_preview(int argc, char **argv)
 		fmt(host, sizeof(host), "localhost");
 		path[0] = '\0';
 	}
-	njs = getenv("LINKBOT_NJS_MODULE");
-	if (njs == NULL || *njs == '\0')
-		njs = DEFAULT_NJS;
 	{
-		const char *check[] = { prefix, root, js, njs, server, host, path };
+		const char *check[] = { prefix, root, module, server, host, path };
 		for (i = 0; i < sizeof(check) / sizeof(check[0]); i++)
 			if (!conf_safe(check[i])) {
 				fprintf(stderr, "linkbot: '%s' cannot go into "
@@ -349,7 +352,7 @@ int cmd_preview(int argc, char **argv)
 	{
 		const struct subst sub[] = {
 			{ "PREFIX", prefix }, { "LISTEN", listen },
-			{ "JS_DIR", js }, { "NJS_MODULE", njs },
+			{ "MODULE", module },
 			{ "WORKERS", workers }, { "MODE", s3 ? "s3" : "dir" },
 			{ "ROOT", root }, { "ORIGIN_SERVER", server },
 			{ "ORIGIN_SCHEME", scheme }, { "ORIGIN_HOST", host },

@@ -2,8 +2,10 @@
  * core.js - the edge's decisions: routing, validation, page ID, statuses,
  * Project auth, answers for pages that are not indexed. No I/O of its own.
  *
- * The adapters (njs.js for nginx, worker.js for fetch-style CDNs) turn a
- * request into `req` and give a `store`:
+ * The JavaScript twin of src/edge/answer.c (the C rules that the nginx
+ * module and `linkbot lookup` run), for fetch-style workers (worker.js,
+ * Cloudflare Workers); tests/data/edge/vectors.json holds the two together.
+ * The adapter turns a request into `req` and gives a `store`:
  *
  *   req   = {method, path, query, authorization, acceptGzip}
  *           path: the raw request path (before '?', still percent-encoded);
@@ -11,7 +13,7 @@
  *   store = {json(key), sha256hex(str)}
  *           json(key): the parsed plain-JSON object at key, null when the
  *           object does not exist; throws (or rejects) when the origin fails.
- *           It may return a value (njs over a directory) or a Promise.
+ *           It may return a value or a Promise.
  *
  *   decide(req, store)  -> {response} | {page, ctx}        (or a Promise)
  *      page: the store key of the gzipped answer to serve as is.
@@ -22,7 +24,8 @@
  *   response = {status, headers, body}   (body: string or null)
  *
  * The store layout is docs/store.md; the page ID is docs/page-id.md.
- * Written in the JavaScript subset of njs 0.7.9.
+ * Written in a plain JavaScript subset (no classes, no spread), as
+ * pageid.js.
  */
 import pageid from './pageid.js';
 

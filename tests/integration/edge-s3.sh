@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The edge end to end over an S3 store: the fixture store uploaded to a real
 # S3 server (s3rver, npm) under a prefix, served by `linkbot preview --store
-# s3://bucket/prefix` (nginx proxies pages to the bucket, njs reads the
-# descriptors by subrequest). Same checks as edge-dir.sh, plus the origin
+# s3://bucket/prefix` (nginx proxies pages to the bucket, the module reads
+# the descriptors by subrequest). Same checks as edge-dir.sh, plus the origin
 # failing (500).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,5 +47,8 @@ expect_json_message "500 bucket down"
 req "$EDGE_URL/acme/blog/related-links"
 [ "$status" = 500 ] || [ "$status" = 400 ] || fail "bucket down, no url: $status"
 
+# hostile input never crashed an nginx worker
+! grep -q 'exited on signal' "$EDGE_PREFIX/logs/error.log" ||
+	fail "an nginx worker crashed: $(grep 'exited on signal' "$EDGE_PREFIX/logs/error.log" | head -3)"
 echo "edge-s3: $fails failure(s)"
 [ "$fails" -eq 0 ]

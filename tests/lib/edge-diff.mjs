@@ -1,5 +1,5 @@
 // tests/lib/edge-diff.mjs - the two adapters of the edge core side by side:
-// every request below goes to nginx + njs (`linkbot preview`, raw request
+// every request below goes to nginx + ngx_http_linkbot_module (`linkbot preview`, raw request
 // targets) and to the fetch-style worker (src/edge/worker.js over the same
 // store by URL), and the answers must agree: status, the headers clients
 // read, and the body (random answers: same size, same pool).

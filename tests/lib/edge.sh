@@ -1,4 +1,4 @@
-# tests/lib/edge.sh - start linkbot's edge (nginx + njs, via `linkbot
+# tests/lib/edge.sh - start linkbot's edge (nginx + its module, via `linkbot
 # preview`) on a free loopback port over a store, and build small stores by
 # hand (docs/store.md) for the edge's tests. Source it:
 #
@@ -8,7 +8,8 @@
 #   edge_put_page STORE CLIENT/ENDPOINT URL JSON [QUERY_PARAMS]
 #   edge_fixture_store DIR                  the store of tests/integration/edge-*
 #
-# Needs $LINKBOT (build/linkbot), nginx and Debian's njs module.
+# Needs $LINKBOT (build/linkbot), nginx and build/ngx_http_linkbot_module.so
+# (`make` builds both).
 
 : "${LINKBOT:=$PWD/${BUILD:-build}/linkbot}"
 
