@@ -7,6 +7,7 @@
  * nothing that can crash on hostile bytes: every length is bounded before
  * it is used, every allocation checked (a failed one answers 500).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -646,6 +647,63 @@ done:
 	return out;
 }
 
+/* A host without port, lower case and without a leading "www.". */
+static size_t bare_host(const char *h, size_t n, char *out, size_t size)
+{
+	size_t i, o = 0;
+
+	if (n > 0 && h[0] == '[') {
+		const char *e = memchr(h, ']', n);
+		n = e ? (size_t)(e - h) + 1 : n;
+	} else {
+		const char *e = memchr(h, ':', n);
+		if (e != NULL)
+			n = (size_t)(e - h);
+	}
+	if (n >= 4 && strncasecmp(h, "www.", 4) == 0)
+		h += 4, n -= 4;
+	for (i = 0; i < n && o + 1 < size; i++)
+		out[o++] = (char)tolower((unsigned char)h[i]);
+	out[o] = '\0';
+	return o;
+}
+
+/*
+ * Whether a page asked for by an anonymous request may go to the
+ * side-crawl log: a path, or a URL on a host of the client's sources (the
+ * descriptor's "hosts"; www.host counts as host, as in the crawler).
+ * Anyone can ask for ?url=//evil.example/x: it is answered, never logged.
+ * A descriptor written before "hosts" existed logs as before. core.js's
+ * sideAllowed().
+ */
+static int side_allowed(const char *side, const cJSON *ep)
+{
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(ep, "hosts"), *h;
+	const char *a;
+	char want[256], have[256];
+	size_t n;
+
+	if (!cJSON_IsArray(hosts))
+		return 1;
+	if (strncasecmp(side, "http://", 7) == 0)
+		a = side + 7;
+	else if (strncasecmp(side, "https://", 8) == 0)
+		a = side + 8;
+	else
+		return 1;	/* a path: on the client's own site */
+	n = strcspn(a, "/?#");
+	if (n == 0 || n >= sizeof(want))
+		return n == 0;
+	bare_host(a, n, want, sizeof(want));
+	cJSON_ArrayForEach(h, hosts)
+		if (cJSON_IsString(h) &&
+		    bare_host(h->valuestring, strlen(h->valuestring), have,
+			      sizeof(have)) > 0 &&
+		    strcmp(have, want) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * Step 5: the url parameter, normalised with the descriptor's rule.
  * Returns 0 with d->key set, or 1 with a 400 answer in d->answer; raw
@@ -813,11 +871,12 @@ out:
 	if (rc == 0) {
 		char *side = side_url(raw, raw_len);
 		size_t need = side ? strlen(side) + 160 : 0;
-		if (side != NULL && (d->side = malloc(need)) != NULL)
+		int allowed = side != NULL && side_allowed(side, ep);
+		if (allowed && (d->side = malloc(need)) != NULL)
 			snprintf(d->side, need, "%s %s %s", rt->client,
 				 rt->endpoint, side);
 		free(side);
-		if (d->side == NULL) {
+		if (d->side == NULL && (side == NULL || allowed)) {
 			edge_failure(&d->answer);
 			rc = 1;
 		}

@@ -89,7 +89,9 @@ function check(c, got) {
             assert.ok(!(c.exclude || []).includes(l.url), name);
         }
     }
-    if (c.side !== undefined)
+    if (c.side === null)
+        assert.ok(got.side === undefined || got.side === null, name + ': no side record');
+    else if (c.side !== undefined)
         assert.equal(got.side, c.side, name);
 }
 

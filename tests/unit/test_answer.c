@@ -146,6 +146,9 @@ static void check(const cJSON *c, const struct lb_edge_answer *a,
 							x->valuestring);
 		}
 	}
+	if (cJSON_IsNull(cJSON_GetObjectItem(c, "side")) && d != NULL &&
+	    d->side != NULL)
+		fail_msg("%s: side '%s', want none", name, d->side);
 	if (str(c, "side") != NULL) {
 		assert_non_null(d);
 		assert_non_null(d->side);
