@@ -1137,7 +1137,8 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		goto out;
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
-	c->st->indexed++;
+	if (!j->from_canonical)	/* a canonical's check, not a page */
+		c->st->indexed++;
 	page_counted(c);
 	rc = 0;
 out:
