@@ -295,10 +295,38 @@ static int in_set(const struct crawl *c, size_t i, const char *url)
 	if (!urlset_match(c->sets[i], url))
 		return 0;
 	h = host_span(url, &n);
+	if (n > 4 && strncasecmp(h, "www.", 4) == 0)
+		h += 4, n -= 4;		/* www.example.com is example.com's */
+	for (k = 0; k < c->src_hosts.n; k++) {
+		const char *v = c->src_hosts.v[k];
+
+		if (strncasecmp(v, "www.", 4) == 0)
+			v += 4;
+		if (strlen(v) == n && strncasecmp(v, h, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A top-level source answered from url (after redirects): its host is
+ * the client's too. */
+static int src_host_add(struct crawl *c, const char *url)
+{
+	const char *h;
+	size_t n, k;
+	char *d;
+
+	h = host_span(url, &n);
 	for (k = 0; k < c->src_hosts.n; k++)
 		if (strlen(c->src_hosts.v[k]) == n &&
 		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
-			return 1;
+			return 0;
+	if ((d = strndup(h, n)) == NULL ||
+	    lb_strlist_add(&c->src_hosts, d, c->err) < 0) {
+		free(d);
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	}
+	free(d);
 	return 0;
 }
 
@@ -815,6 +843,10 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		c->sources_ok = 0;
 		req_drop(req);
 		return 0;
+	}
+	if (j->depth == 0 && src_host_add(c, req->url) < 0) {
+		req_drop(req);
+		return -1;
 	}
 	switch (j->kind) {
 	case J_SRC_ROBOTS: {
