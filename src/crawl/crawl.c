@@ -295,10 +295,38 @@ static int in_set(const struct crawl *c, size_t i, const char *url)
 	if (!urlset_match(c->sets[i], url))
 		return 0;
 	h = host_span(url, &n);
+	if (n > 4 && strncasecmp(h, "www.", 4) == 0)
+		h += 4, n -= 4;		/* www.example.com is example.com's */
+	for (k = 0; k < c->src_hosts.n; k++) {
+		const char *v = c->src_hosts.v[k];
+
+		if (strncasecmp(v, "www.", 4) == 0)
+			v += 4;
+		if (strlen(v) == n && strncasecmp(v, h, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A top-level source answered from url (after redirects): its host is
+ * the client's too. */
+static int src_host_add(struct crawl *c, const char *url)
+{
+	const char *h;
+	size_t n, k;
+	char *d;
+
+	h = host_span(url, &n);
 	for (k = 0; k < c->src_hosts.n; k++)
 		if (strlen(c->src_hosts.v[k]) == n &&
 		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
-			return 1;
+			return 0;
+	if ((d = strndup(h, n)) == NULL ||
+	    lb_strlist_add(&c->src_hosts, d, c->err) < 0) {
+		free(d);
+		return lb_error_set(c->err, LB_ENOMEM, "out of memory");
+	}
+	free(d);
 	return 0;
 }
 
@@ -826,6 +854,10 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		req_drop(req);
 		return 0;
 	}
+	if (j->depth == 0 && src_host_add(c, req->url) < 0) {
+		req_drop(req);
+		return -1;
+	}
 	switch (j->kind) {
 	case J_SRC_ROBOTS: {
 		struct lb_robots *rb = NULL;
@@ -1147,7 +1179,8 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 		goto out;
 	if (strcmp(canon, req->url) != 0)
 		log_debug("%s: indexed as %s", j->first, canon);
-	c->st->indexed++;
+	if (!j->from_canonical)	/* a canonical's check, not a page */
+		c->st->indexed++;
 	page_counted(c);
 	rc = 0;
 out:

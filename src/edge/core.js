@@ -355,9 +355,10 @@ function sideAllowed(ctx) {
     var m = /^(\[[^\]]*\]|[^:]*)/.exec(h);
     if (m)
         h = m[1];
+    h = h.replace(/^www\./, '');   /* www.host is host's, as in the crawler */
     for (var i = 0; i < ctx.hosts.length; i++)
         if (typeof ctx.hosts[i] === 'string' &&
-            ctx.hosts[i].toLowerCase() === h)
+            ctx.hosts[i].toLowerCase().replace(/^www\./, '') === h)
             return true;
     return false;
 }

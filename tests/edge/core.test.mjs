@@ -244,7 +244,7 @@ test('side-crawl record: the URL as given, fragment dropped, bytes escaped', () 
 
 test('side-crawl record: only URLs of the client\'s hosts (endpoint.json hosts)', () => {
     const H = store({ 'acme/ml/endpoint.json': ep({ not_indexed: 'empty',
-        hosts: ['acme.example', 'www.acme.example'] }) });
+        hosts: ['acme.example'] }) });
     const rec = (q) => {
         const d = core.decide(req('/acme/ml/related-links', q), H);
         const r = core.miss(d.ctx, H);
