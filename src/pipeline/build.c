@@ -192,88 +192,47 @@ static uint32_t *previous_links(const char *path, const struct pages *pages,
 	return c.prev;
 }
 
-/*
- * bonus.tsv, next to links.tsv: "target_url \t bonus" per target page,
- * the optimal dual of the last assignment (units of score), which warm
- * starts the next night's solve (docs/assign.md). Private state, like
- * links.tsv.
- */
-static void bonus_path(char *buf, size_t size, const struct link_job *job)
-{
-	size_t len = strlen(job->links_path);
-	const char *slash = strrchr(job->links_path, '/');
-
-	if (slash != NULL)
-		len = (size_t)(slash - job->links_path);
-	snprintf(buf, size, "%.*s/bonus.tsv", (int)len, job->links_path);
-}
-
-struct bonus_writer {
+/* The last run's bonus of a target, by URL, into today's index. */
+struct bonus_ctx {
+	const struct pages *pages;
 	const struct page_list *tgt;
-	const struct lb_assignment *asg;
+	double *b;
+	size_t found;
 };
 
-static int bonus_writer(FILE *f, void *arg, struct lb_error *err)
+static void bonus_visit(const char *url, double v, void *arg)
 {
-	const struct bonus_writer *w = arg;
-	size_t t;
+	struct bonus_ctx *c = arg;
+	long tp, ti;
 
-	(void)err;	/* write errors: the caller checks the stream */
-	fputs("# linkbot bonuses: target_url\tbonus\n", f);
-	for (t = 0; t < w->asg->n_tgt && t < w->tgt->n; t++)
-		if (url_clean(w->tgt->docs[t]->url))
-			fprintf(f, "%s\t%.17g\n", w->tgt->docs[t]->url,
-				w->asg->bonus[t]);
-	return 0;
+	if ((tp = pages_find(c->pages, url)) >= 0 &&
+	    (ti = list_find(c->tgt, (size_t)tp)) >= 0) {
+		c->b[ti] = v;
+		c->found++;
+	}
 }
 
-/*
- * The last run's bonuses in today's target indexes (NAN for a page that
- * is new), or NULL: a first run, no file, or an unreadable one (cold).
- */
+/* The last run's bonuses in today's target indexes (NAN for a new page),
+ * or NULL: a first run, no file or an unreadable one (a cold start). */
 static double *previous_bonus(const char *path, const struct pages *pages,
 			      const struct page_list *tgt)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, i, found = 0;
-	ssize_t got;
-	double *b = NULL;
+	struct bonus_ctx c = { pages, tgt, NULL, 0 };
+	struct lb_error rerr;
+	size_t i;
 
-	if (f == NULL)
+	c.b = malloc((tgt->n ? tgt->n : 1) * sizeof(*c.b));
+	if (c.b == NULL)
 		return NULL;
-	b = malloc((tgt->n ? tgt->n : 1) * sizeof(*b));
-	if (b == NULL)
-		goto out;
 	for (i = 0; i < tgt->n; i++)
-		b[i] = NAN;
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		char *tab, *end;
-		long tp, ti;
-		double v;
-
-		if (got > 0 && line[got - 1] == '\n')
-			line[got - 1] = '\0';
-		if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
-			continue;
-		*tab = '\0';
-		v = strtod(tab + 1, &end);
-		if (end == tab + 1 || !isfinite(v) || v < 0)
-			continue;
-		if ((tp = pages_find(pages, line)) >= 0 &&
-		    (ti = list_find(tgt, (size_t)tp)) >= 0) {
-			b[ti] = v;
-			found++;
-		}
+		c.b[i] = NAN;
+	lb_error_init(&rerr);
+	if (pipeline_read_bonus(path, bonus_visit, &c, &rerr) != 0 ||
+	    c.found == 0) {
+		free(c.b);
+		return NULL;
 	}
-	if (ferror(f) || found == 0) {
-		free(b);
-		b = NULL;
-	}
-out:
-	free(line);
-	fclose(f);
-	return b;
+	return c.b;
 }
 
 /* The candidates in relate's export format (docs/relate.md), atomically. */
@@ -481,7 +440,6 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	long *self = NULL;
 	struct links_writer lw;
 	struct timespec t0;
-	struct bonus_writer bw;
 	double *warm = NULL;
 	char churn[160], bpath[4200];
 	size_t i, j;
@@ -598,7 +556,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 	ap.prev_l = ap.links;
 	ap.stability_bonus = ep->stability_bonus;
-	bonus_path(bpath, sizeof(bpath), job);
+	pipeline_bonus_path(bpath, sizeof(bpath), job->links_path);
 	if (!opts->cold && ap.prev != NULL)
 		warm = previous_bonus(bpath, pages, &tgt);
 	ap.warm = warm;
@@ -654,10 +612,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
 	    lb_file_write_stream(job->links_path, links_writer, &lw, err) < 0)
 		goto out;
-	bw.tgt = &tgt;
-	bw.asg = &asg;
 	if (asg.bonus != NULL &&
-	    lb_file_write_stream(bpath, bonus_writer, &bw, err) < 0)
+	    pipeline_write_bonus(bpath, &tgt, asg.bonus, asg.n_tgt, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -46,6 +46,20 @@ int pipeline_read_links(const char *path, const struct pages *pages,
 			size_t max_links, links_visit_fn fn, void *arg,
 			struct lb_error *err);
 
+/*
+ * bonus.tsv, next to links.tsv: "target_url \t bonus" per target page, the
+ * optimal dual of the last assignment (units of score), which warm starts
+ * the next night's solve (docs/assign.md). Private state, like links.tsv.
+ * pipeline_read_bonus() calls fn per valid line; 1 when the file does not
+ * exist. pipeline_write_bonus() writes atomically.
+ */
+void pipeline_bonus_path(char *buf, size_t size, const char *links_path);
+int pipeline_read_bonus(const char *path,
+			void (*fn)(const char *url, double bonus, void *arg),
+			void *arg, struct lb_error *err);
+int pipeline_write_bonus(const char *path, const struct page_list *tgt,
+			 const double *bonus, size_t n, struct lb_error *err);
+
 /* Publish a project: every module's links as module maps (SPEC 2.5). */
 int pipeline_publish_project(const struct lb_config *cfg,
 			     const struct lb_project *pr,

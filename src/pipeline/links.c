@@ -3,11 +3,13 @@
  * "source_url \t target_url \t type \t score" lines, grouped by source.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
+#include "linkbot/fsutil.h"
 #include "linkbot/render.h"
 #include "internal.h"
 
@@ -92,4 +94,85 @@ out:
 	free(cur_url);
 	fclose(f);
 	return rc;
+}
+
+void pipeline_bonus_path(char *buf, size_t size, const char *links_path)
+{
+	size_t len = strlen(links_path);
+	const char *slash = strrchr(links_path, '/');
+
+	if (slash != NULL)
+		len = (size_t)(slash - links_path);
+	snprintf(buf, size, "%.*s/bonus.tsv", (int)len, links_path);
+}
+
+int pipeline_read_bonus(const char *path,
+			void (*fn)(const char *url, double bonus, void *arg),
+			void *arg, struct lb_error *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	FILE *f;
+	int rc = -1;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		if (errno == ENOENT)
+			return 1;
+		return lb_error_errno(err, LB_EIO, "%s", path);
+	}
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		char *tab, *end;
+		double v;
+
+		if (got > 0 && line[got - 1] == '\n')
+			line[got - 1] = '\0';
+		if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
+			continue;
+		*tab = '\0';
+		v = strtod(tab + 1, &end);
+		if (end == tab + 1 || !isfinite(v) || v < 0)
+			continue;
+		fn(line, v, arg);
+	}
+	if (ferror(f)) {
+		lb_error_errno(err, LB_EIO, "%s", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+struct bonus_writer {
+	const struct page_list *tgt;
+	const double *bonus;
+	size_t n;
+};
+
+static int bonus_writer(FILE *f, void *arg, struct lb_error *err)
+{
+	const struct bonus_writer *w = arg;
+	size_t t;
+
+	(void)err;	/* write errors: the caller checks the stream */
+	fputs("# linkbot bonuses: target_url\tbonus\n", f);
+	for (t = 0; t < w->n && t < w->tgt->n; t++)
+		if (strpbrk(w->tgt->docs[t]->url, "\t\r\n") == NULL)
+			fprintf(f, "%s\t%.17g\n", w->tgt->docs[t]->url,
+				w->bonus[t]);
+	return 0;
+}
+
+int pipeline_write_bonus(const char *path, const struct page_list *tgt,
+			 const double *bonus, size_t n, struct lb_error *err)
+{
+	struct bonus_writer w = { tgt, bonus, n };
+
+	if (lb_mkdirs_parent(path, err) < 0)
+		return -1;
+	return lb_file_write_stream(path, bonus_writer, &w, err);
 }
