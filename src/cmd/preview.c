@@ -15,6 +15,8 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,69 @@ static int s3_origin(const char *store, const char *endpoint, char *server,
 	return 0;
 }
 
+/*
+ * Can nginx bind HOST:PORT? Checked before anything is said, so a busy
+ * port is one clear error and not "serving" followed by nginx's failure.
+ */
+static int can_listen(const char *listen)
+{
+	struct addrinfo hints, *ai = NULL, *a;
+	const char *colon = strrchr(listen, ':');
+	char host[256];
+	size_t hl;
+	long port;
+	char *end;
+	int rc = LB_EXIT_ENV, fd, one = 1, e = 0;
+
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port < 1 || port > 65535) {
+		fprintf(stderr, "linkbot: --listen wants HOST:PORT with a port "
+				"from 1 to 65535, not '%s'\n", listen);
+		return LB_EXIT_USAGE;
+	}
+	hl = (size_t)(colon - listen);
+	if (hl >= 2 && listen[0] == '[' && listen[hl - 1] == ']') {
+		listen++;
+		hl -= 2;
+	}
+	if (hl == 0 || hl >= sizeof(host)) {
+		fprintf(stderr, "linkbot: --listen wants HOST:PORT, not '%s'\n",
+			listen);
+		return LB_EXIT_USAGE;
+	}
+	memcpy(host, listen, hl);
+	host[hl] = '\0';
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if ((e = getaddrinfo(strcmp(host, "*") ? host : NULL, colon + 1, &hints,
+			     &ai)) != 0) {
+		fprintf(stderr, "linkbot: cannot listen on '%s': %s\n", host,
+			gai_strerror(e));
+		return LB_EXIT_USAGE;
+	}
+	for (a = ai; a != NULL; a = a->ai_next) {
+		if ((fd = socket(a->ai_family, a->ai_socktype, 0)) < 0) {
+			e = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			close(fd);
+			rc = LB_EXIT_OK;
+			break;
+		}
+		e = errno;
+		close(fd);
+	}
+	freeaddrinfo(ai);
+	if (rc != LB_EXIT_OK)
+		fprintf(stderr, "linkbot: cannot listen on %s: %s\n", listen,
+			strerror(e));
+	return rc;
+}
+
 int cmd_preview(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -284,6 +349,16 @@ int cmd_preview(int argc, char **argv)
 		fprintf(stderr, "linkbot: --listen wants HOST:PORT\n");
 		return LB_EXIT_USAGE;
 	}
+	if (strcmp(workers, "auto") != 0 &&
+	    (strspn(workers, "0123456789") != strlen(workers) ||
+	     atoi(workers) < 1 || atoi(workers) > 64 || strlen(workers) > 2)) {
+		fprintf(stderr, "linkbot: --workers wants 'auto' or a count from "
+				"1 to 64, not '%s'\n", workers);
+		return LB_EXIT_USAGE;
+	}
+	if ((rc = can_listen(listen)) != LB_EXIT_OK)
+		return rc;
+	rc = LB_EXIT_ENV;
 	if (find_share(share, module) < 0) {
 		fprintf(stderr, "linkbot: cannot find %s and %s (set "
 				"LINKBOT_SHARE to the linkbot source tree, "

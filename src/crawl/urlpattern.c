@@ -389,14 +389,26 @@ static int pattern_parse(const char *src, struct pattern *p,
 				     "URL pattern '%s': bad host", src);
 			goto fail;
 		}
+		if ((*p->host == '[') != (strchr(p->host, ']') != NULL) ||
+		    (*p->host == '[' && p->host[strlen(p->host) - 1] != ']') ||
+		    (*p->host != '[' && strchr(p->host, '[') != NULL)) {
+			lb_error_set(err, LB_ECONFIG,
+				     "URL pattern '%s': an IPv6 host is written "
+				     "in brackets, like [::1]", src);
+			goto fail;
+		}
 		if (colon != NULL) {
 			p->port = dupn(colon + 1, (size_t)(hostend - colon - 1));
 			if (p->port == NULL)
 				goto nomem;
 			if (*p->port == '\0' ||
-			    strspn(p->port, "0123456789*") != strlen(p->port)) {
+			    strspn(p->port, "0123456789*") != strlen(p->port) ||
+			    (strchr(p->port, '*') == NULL &&
+			     (strlen(p->port) > 5 || atol(p->port) < 1 ||
+			      atol(p->port) > 65535))) {
 				lb_error_set(err, LB_ECONFIG,
-					     "URL pattern '%s': bad port", src);
+					     "URL pattern '%s': bad port (1 to "
+					     "65535, or *)", src);
 				goto fail;
 			}
 		}

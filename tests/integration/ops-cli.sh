@@ -91,6 +91,22 @@ bad "a set of only exclusions is refused" "bad.yaml:[0-9]+: set 'nothing' has on
 bad "duplicate module ids are refused" "bad.yaml:[0-9]+: module 'm' is defined twice in project 'p1'" \
 	's#- {id: m, from: /blog/, to: /blog/, links: 2}#- {id: m, from: /blog/, to: /blog/}\n      - {id: m, from: /blog/, to: /blog/}#'
 
+bad "a pattern with port 99999 is refused" "bad.yaml:[0-9]+: set 'blog': .*bad port" \
+	's#"/blog/{slug}/"#"127.0.0.1:99999/blog/{slug}/"#'
+bad "an unclosed IPv6 host is refused" "bad.yaml:[0-9]+: set 'blog': .*in brackets" \
+	's#"/blog/{slug}/"#"http://[::1/blog/{slug}/"#'
+
+echo "== preview"
+python3 -c "import socket,time;s=socket.socket();s.bind(('127.0.0.1',0));s.listen();print(s.getsockname()[1],flush=True);time.sleep(30)" > "$WORK/busy" &
+busy_pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$WORK/busy" ] && break; sleep 0.2; done
+expect "preview on a busy port: one clear error, exit 4, never 'preview of'" 4 "cannot listen on 127.0.0.1:$(cat "$WORK/busy"): Address already in use" -- \
+	timeout 10 "$LINKBOT" preview --store "$WORK" --listen "127.0.0.1:$(cat "$WORK/busy")"
+check "nothing announced before" bash -c "! grep -q 'preview of' '$WORK/err'"
+kill $busy_pid 2>/dev/null
+expect "preview --workers 0 refused" 2 "--workers wants 'auto' or a count" -- timeout 10 "$LINKBOT" preview --store "$WORK" --workers 0
+expect "preview on port 99999 refused" 2 "port from 1 to 65535" -- timeout 10 "$LINKBOT" preview --store "$WORK" --listen 127.0.0.1:99999
+
 echo "== night 1: an endpoint with no page"
 "$LINKBOT" run -c "$cfg" --no-rate-limit --now $now > "$WORK/n1.log" 2>&1
 rc=$?
