@@ -581,10 +581,13 @@ static int starts_ci(const char *s, size_t n, const char *p)
 /*
  * The URL to side-crawl: the url value as the client gave it, decoded once
  * more if doubly encoded (pageid's step 2), without its fragment, with
- * white space and non-ASCII bytes percent-encoded; "https://" added to a
- * host/path form. core.js's sideUrl().
+ * white space and non-ASCII bytes percent-encoded. A host/path form is
+ * returned with "https://" (or "https:" before "//") in front, for the
+ * host check, and *added says how long that is: the log writes the form
+ * as given, and the crawler takes the scheme of the client's source on
+ * that host (an http site stays http). core.js's sideUrl().
  */
-static char *side_url(const char *raw, size_t n)
+static char *side_url(const char *raw, size_t n, size_t *added)
 {
 	const char *s = raw;
 	char *dec = NULL, *out = NULL, *h;
@@ -631,6 +634,7 @@ static char *side_url(const char *raw, size_t n)
 		o += (size_t)sprintf(out, "%s",
 				     n >= 2 && s[0] == '/' && s[1] == '/' ?
 					     "https:" : "https://");
+	*added = o;
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x21 || c > 0x7e) {
@@ -804,11 +808,12 @@ static int decide_project(const struct lb_edge_request *req,
 	rc = 0;
 out:
 	if (rc == 0) {
-		char *side = side_url(raw, raw_len);
+		size_t added = 0;
+		char *side = side_url(raw, raw_len, &added);
 		size_t need = side ? strlen(side) + 96 : 0;
 		if (side != NULL && (d->side = malloc(need)) != NULL)
 			snprintf(d->side, need, "_projects %s %s",
-				 rt->endpoint, side);
+				 rt->endpoint, side + added);
 		free(side);
 		if (d->side == NULL) {
 			edge_failure(&d->answer);
@@ -869,12 +874,13 @@ static int decide_endpoint(const struct lb_edge_request *req,
 	rc = 0;
 out:
 	if (rc == 0) {
-		char *side = side_url(raw, raw_len);
+		size_t added = 0;
+		char *side = side_url(raw, raw_len, &added);
 		size_t need = side ? strlen(side) + 160 : 0;
 		int allowed = side != NULL && side_allowed(side, ep);
 		if (allowed && (d->side = malloc(need)) != NULL)
 			snprintf(d->side, need, "%s %s %s", rt->client,
-				 rt->endpoint, side);
+				 rt->endpoint, side + added);
 		free(side);
 		if (d->side == NULL && (side == NULL || allowed)) {
 			edge_failure(&d->answer);

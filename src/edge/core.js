@@ -310,8 +310,8 @@ function sideUrl(ctx) {
         var n = c.charCodeAt(0);
         return '%' + (n < 16 ? '0' : '') + n.toString(16).toUpperCase();
     });
-    if (ctx.host && !/^https?:\/\//i.test(v))
-        v = (v.substring(0, 2) === '//' ? 'https:' : 'https://') + v;
+    /* a host/path form stays as given: the crawler takes the scheme of
+     * the client's source on that host (an http site stays http) */
     return v;
 }
 
