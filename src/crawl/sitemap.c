@@ -15,6 +15,7 @@
 #include <libxml/xmlreader.h>
 #include <zlib.h>
 
+#include "linkbot/utf8.h"
 #include "crawl_int.h"
 
 static xmlParserInputPtr no_entities(const char *url, const char *id,
@@ -389,33 +390,6 @@ static int hs_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Appends code point cp as UTF-8. */
-static size_t hs_utf8(char *o, unsigned long cp)
-{
-	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		cp = 0xFFFD;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* The attribute value v[0..n), references decoded, trimmed; NULL = OOM. */
 static char *hs_value(const char *v, size_t n)
 {
@@ -454,7 +428,8 @@ static char *hs_value(const char *v, size_t n)
 				cp = cp * (hex ? 16 : 10) + (unsigned long)x;
 			}
 			if (d > 0) {
-				k += hs_utf8(o + k, cp);
+				k += lb_utf8_put(o + k, cp == 0 || cp > 0x10FFFF ?
+						 0xFFFD : (uint32_t)cp);
 				i = j < n && v[j] == ';' ? j + 1 : j;
 				continue;
 			}

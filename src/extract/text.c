@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "linkbot/utf8.h"
 #include "extract_int.h"
 
 unsigned x_utf8_next(const unsigned char *s, size_t n, size_t *len)
@@ -58,29 +59,6 @@ int x_utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
-static size_t utf8_put(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
 
 /* 1: white space (or a control); 2: dropped (zero width, soft hyphen). */
 static int cp_class(unsigned cp)
@@ -175,7 +153,7 @@ void x_text_add(struct x_text *t, const char *s, size_t n)
 		if (t->pending && t->b.len > 0)
 			put(t, t->pending == 2 && !t->oneline ? "\n" : " ", 1);
 		t->pending = 0;
-		put(t, u, utf8_put(u, cp));
+		put(t, u, lb_utf8_put(u, cp));
 	}
 }
 
@@ -339,7 +317,7 @@ char *x_html_unescape(const char *s, size_t n)
 	while (i < n) {
 		if (s[i] == '&' && (l = entity(s + i, n - i, &cp)) > 0) {
 			/* A reference is never shorter than its UTF-8. */
-			w += utf8_put(w, cp);
+			w += lb_utf8_put(w, cp);
 			i += l;
 		} else if (tag_start(s + i, n - i)) {
 			const char *e = memchr(s + i, '>', n - i);

@@ -13,6 +13,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/pageid.h"
 #include "linkbot/render.h"
+#include "linkbot/utf8.h"
 
 #define OTHER_MAX 2048		/* characters of any other string field */
 #define LIST_ITEM_MAX 200	/* characters of one author or category */
@@ -69,29 +70,6 @@ bad:
 	return 1;
 }
 
-static size_t utf8_encode(uint32_t cp, char out[4])
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
 
 static int is_space_or_control(uint32_t cp)
 {
@@ -142,7 +120,7 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 			space = 0;
 		}
 		starts[chars++] = o;
-		k = utf8_encode(cp, enc);
+		k = lb_utf8_put(enc, cp);
 		memcpy(out + o, enc, k);
 		o += k;
 	}
