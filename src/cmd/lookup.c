@@ -184,8 +184,8 @@ int cmd_lookup(int argc, char **argv)
 	}
 	snprintf(key, sizeof(key), "%s/endpoint.json", endpoint);
 	r = read_object(st, key, &text, &err);
-	if (r < 0) {
-		rc = error_answer(500, "the store failed");
+	if (r < 0) {	/* the store's own error (403 and its hint), exit 4 */
+		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
 		goto out;
 	}
 	desc = r == 0 ? cJSON_Parse(text) : NULL;
@@ -217,8 +217,8 @@ int cmd_lookup(int argc, char **argv)
 	free(text);
 	text = NULL;
 	r = read_object(st, key, &text, &err);
-	if (r < 0) {
-		rc = error_answer(500, "the store failed");
+	if (r < 0) {	/* the store's own error (403 and its hint), exit 4 */
+		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
 		goto out;
 	}
 	if (r == 0) {
