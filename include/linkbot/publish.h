@@ -49,6 +49,19 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
  */
 void publish_set_max_delete(struct lb_publish *p, double share);
 
+/*
+ * Descriptors (endpoint.json, project.json) carry an "updated" time that
+ * must change only with their content, so that an unchanged re-run writes
+ * nothing (docs/publish.md). publish_keep_updated() reads key from st; when
+ * the stored object parses and equals o but for "updated", it sets o's
+ * "updated" to the stored one and returns 1 (o now renders to the stored
+ * bytes); otherwise (missing, unreadable, changed) it leaves o alone and
+ * returns 0. o is a cJSON object.
+ */
+struct cJSON;
+int publish_keep_updated(struct lb_store *st, const char *key,
+			 struct cJSON *o);
+
 /* gzip data (deterministic: no name, no time); *out owned by caller. */
 int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	    struct lb_error *err);

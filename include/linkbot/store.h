@@ -65,6 +65,15 @@ int store_flush(struct lb_store *st, struct lb_error *err);
 int store_link(struct lb_store *st, const char *key, const char *target,
 	       struct lb_error *err);
 
+/*
+ * One cheap request that proves the store can be used before a run does
+ * any work (a signed GET of a key under the prefix that need not exist:
+ * 404 is success). Failure carries the store's own error and its hint, e.g.
+ * "cannot read '...': HTTP 403 SignatureDoesNotMatch (check
+ * AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)".
+ */
+int store_check(struct lb_store *st, struct lb_error *err);
+
 /* "dir:/abs/path" or "s3://bucket/prefix", for messages. */
 const char *store_describe(const struct lb_store *st);
 

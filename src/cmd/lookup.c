@@ -49,7 +49,8 @@ static void usage(FILE *f)
 
 struct reader {
 	struct lb_store *st;
-	int failed;		/* the store failed at least once */
+	int failed;		/* a read failed at least once */
+	int store_error;	/* ... because the store did (403, network) */
 };
 
 /* Reads a store object whole (gunzipped when stored gzipped). */
@@ -68,6 +69,7 @@ static enum lb_edge_object read_object(struct reader *rd, const char *key,
 			return LB_OBJECT_MISSING;
 		fprintf(stderr, "linkbot lookup: %s\n", err.msg);
 		rd->failed = 1;
+		rd->store_error = 1;	/* the store itself, not an object */
 		return LB_OBJECT_FAILED;
 	}
 	if (lb_is_gzip(data, n)) {
@@ -183,7 +185,7 @@ int cmd_lookup(int argc, char **argv)
 	const char *config = NULL, *location = NULL, *endpoint = NULL;
 	const char *apikey = NULL, *target = NULL, *method = "GET";
 	struct lb_config *cfg = NULL;
-	struct reader rd = { NULL, 0 };
+	struct reader rd = { NULL, 0, 0 };
 	struct lb_error err;
 	struct lb_buf tb, auth;
 	struct lb_edge_request req;
@@ -261,6 +263,8 @@ int cmd_lookup(int argc, char **argv)
 		goto out;
 	}
 	st = read_object(&rd, rt.desc_key, &text, &len);
+	if (rd.store_error)
+		goto store_failed;
 	have_dec = 1;
 	if (edge_decide(&req, &rt, st, text, len, &d) == 1) {
 		rc = print_json(&d.answer);
@@ -269,6 +273,8 @@ int cmd_lookup(int argc, char **argv)
 	free(text);
 	text = NULL;
 	st = read_object(&rd, d.page_key, &text, &len);
+	if (rd.store_error)
+		goto store_failed;
 	if (st == LB_OBJECT_OK) {
 		edge_page_answer(rt.variant, &a);
 		rc = print_answer(&a, strcmp(method, "HEAD") ? text : NULL, len);
@@ -281,8 +287,15 @@ int cmd_lookup(int argc, char **argv)
 	}
 	st = d.needs_pool ? read_object(&rd, d.pool_key, &text, &len) :
 			    LB_OBJECT_MISSING;
+	if (rd.store_error)
+		goto store_failed;
 	edge_miss(&d, st, text, len, seeded, NULL, &a);
 	rc = print_json(&a);
+	goto out;
+store_failed:
+	/* The edge would answer 500; the operator needs the store's own
+	 * error (a 403 and its hint, printed above): the environment. */
+	rc = LB_EXIT_ENV;
 out:
 	if (have_dec)
 		edge_decision_release(&d);

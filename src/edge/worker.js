@@ -55,8 +55,11 @@ function storeOf(env) {
                 if (obj === null)
                     return null;
                 var h = core.pageHeaders(variant);
-                if (gzipOk)
-                    return new Response(obj.body, { headers: h, encodeBody: 'manual' });
+                if (gzipOk) {
+                    var res = new Response(obj.body, { headers: h, encodeBody: 'manual' });
+                    res.gzipBytes = true;   /* the body is the stored gzip */
+                    return res;
+                }
                 delete h['Content-Encoding'];
                 return new Response(obj.body.pipeThrough(
                     new DecompressionStream('gzip')), { headers: h });
@@ -83,11 +86,13 @@ function storeOf(env) {
             if (!res.ok)
                 throw new Error('store answered ' + res.status + ' for ' + key);
             /*
-             * fetch() has already decoded the gzip body; the runtime
-             * compresses the answer again for clients that accept it.
+             * fetch() has already decoded the gzip body; for a client that
+             * accepts gzip the runtime compresses it again (encodeBody
+             * "automatic": the body given is the identity one).
              */
             var h = core.pageHeaders(variant);
-            delete h['Content-Encoding'];
+            if (!gzipOk)
+                delete h['Content-Encoding'];
             return new Response(res.body, { headers: h });
         },
         sha256hex: sha256hex
@@ -123,19 +128,64 @@ async function answer(request, env) {
  * are kept for their Cache-Control (a day), keyed by the URL with its query,
  * as SPEC 8 recommends; set EDGE_CACHE = "off" to disable. Project answers
  * are private (they need the key) and never kept.
+ *
+ * The key is the URL alone, so one entry serves clients with and without
+ * gzip: the cache keeps the identity body, never the gzip bytes. A cached
+ * response is not sent as it comes back from cache.match(): its body is the
+ * stored bytes, and with "Content-Encoding: gzip" the runtime would compress
+ * them again (gzip inside gzip, also for clients that never asked for gzip).
  */
+function isGzip(headers) {
+    return /^\s*gzip\s*$/i.test(headers.get('Content-Encoding') || '');
+}
+
+/*
+ * The response to keep: identity body, no Content-Encoding. A body is gzip
+ * bytes only when the worker passes the stored gzip through (encodeBody
+ * "manual", res.gzipBytes); with "automatic" it is the identity body that
+ * the runtime compresses on the way out, whatever the header says.
+ */
+function forCache(res, copy) {
+    if (!isGzip(res.headers))
+        return copy;
+    var h = new Headers(res.headers);
+    h.delete('Content-Encoding');
+    return new Response(res.gzipBytes ?
+                        copy.body.pipeThrough(new DecompressionStream('gzip')) :
+                        copy.body, { status: res.status, headers: h });
+}
+
+/* a cached response as this client takes it */
+function fromCache(hit, gzipOk) {
+    var h = new Headers(hit.headers);
+    var body = hit.body;
+    if (isGzip(h)) {
+        /* an entry kept as gzip bytes (an older worker): never re-encode */
+        if (gzipOk)
+            return new Response(body, { status: hit.status, headers: h,
+                                        encodeBody: 'manual' });
+        h.delete('Content-Encoding');
+        return new Response(body.pipeThrough(new DecompressionStream('gzip')),
+                            { status: hit.status, headers: h });
+    }
+    /* identity bytes: the runtime compresses them once for gzip clients */
+    if (gzipOk)
+        h.set('Content-Encoding', 'gzip');
+    return new Response(body, { status: hit.status, headers: h });
+}
+
 async function cached(request, env, ctx) {
     var cache = typeof caches !== 'undefined' && env.EDGE_CACHE !== 'off' &&
         request.method === 'GET' ? caches.default : null;
     if (cache) {
         var hit = await cache.match(request);
         if (hit)
-            return hit;
+            return fromCache(hit, makeReq(request).acceptGzip);
     }
     var res = await answer(request, env);
     if (cache && res.status === 200 && ctx && ctx.waitUntil &&
         /^public/.test(res.headers.get('Cache-Control') || ''))
-        ctx.waitUntil(cache.put(request, res.clone()));
+        ctx.waitUntil(cache.put(request, forCache(res, res.clone())));
     return res;
 }
 

@@ -532,9 +532,12 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		return -1;
 	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) ||
 	     cfg->state_sync) &&
-	    store_open(cfg, opts->store ? opts->store : cfg->store, &store,
-		       err) < 0)
+	    (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
+			err) < 0 ||
+	     store_check(store, err) < 0)) {	/* credentials before any crawl */
+		store_free(store);
 		return -1;
+	}
 	for (c = 0; c < cfg->n_clients; c++) {
 		struct client_run r;
 

@@ -112,12 +112,13 @@ static int visit_module_links(const struct lb_doc *src,
 }
 
 static int put_project_descriptor(struct lb_publish *pub,
+				  struct lb_store *store,
 				  const struct lb_project *pr,
 				  const struct lb_run_opts *opts,
 				  struct lb_error *err)
 {
 	cJSON *o = cJSON_CreateObject(), *keys, *mods;
-	char when[32], *json;
+	char when[32], key[128], *json;
 	time_t now = opts->now ? opts->now : time(NULL);
 	struct tm tm;
 	size_t i;
@@ -139,6 +140,9 @@ static int put_project_descriptor(struct lb_publish *pub,
 		cJSON_AddItemToArray(mods, m);
 	}
 	cJSON_AddStringToObject(o, "updated", when);
+	/* unchanged but for the time: the stored bytes, so nothing to upload */
+	snprintf(key, sizeof(key), "_projects/%s/project.json", pr->uuid);
+	publish_keep_updated(store, key, o);
 	json = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (json == NULL)
@@ -242,7 +246,7 @@ int pipeline_publish_project(const struct lb_config *cfg,
 			goto out;
 	}
 	if (add_maps(pub, pr, pages, ml, err) < 0 ||
-	    put_project_descriptor(pub, pr, opts, err) < 0)
+	    put_project_descriptor(pub, store, pr, opts, err) < 0)
 		goto out;
 	memset(&ps, 0, sizeof(ps));
 	if (publish_commit(pub, store, opts->dry_run, &ps, err) < 0)

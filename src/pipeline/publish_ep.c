@@ -239,7 +239,7 @@ static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 	struct tm tm;
 	time_t now = opts->now ? opts->now : time(NULL);
 	size_t i;
-	int rc = -1;
+	int rc = -1, same;
 
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -258,17 +258,20 @@ static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 					"empty" : "random");
 	add_hosts(o, cl);
 	cJSON_AddStringToObject(o, "updated", when);
+	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
+	/* unchanged but for the time: keep the stored object, write nothing */
+	same = publish_keep_updated(st, key, o);
 	if ((json = cJSON_PrintUnformatted(o)) == NULL)
 		goto nomem;
-	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
 	if (opts->dry_run) {
 		printf("would put %s (%s)\n", key, config_state_name(state));
 		rc = 0;
 		goto out;
 	}
 	if (put_markers(st, cl, ep, state, 0, err) < 0 ||
-	    store_put(st, key, json, strlen(json), &plain_meta, err) < 0 ||
-	    store_flush(st, err) < 0 ||
+	    (!same &&
+	     (store_put(st, key, json, strlen(json), &plain_meta, err) < 0 ||
+	      store_flush(st, err) < 0)) ||
 	    put_markers(st, cl, ep, state, 1, err) < 0)
 		goto out;
 	rc = 0;

@@ -614,3 +614,36 @@ int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	deflateEnd(&zs);
 	return 0;
 }
+
+int publish_keep_updated(struct lb_store *st, const char *key, cJSON *o)
+{
+	struct lb_error err;
+	char *data = NULL, *mine = NULL;
+	size_t len = 0;
+	cJSON *old = NULL, *was, *now;
+	int same = 0;
+
+	lb_error_init(&err);
+	if (store_get(st, key, &data, &len, &err) < 0)
+		goto out;	/* missing or unreadable: write it anew */
+	if ((old = cJSON_ParseWithLength(data, len)) == NULL ||
+	    !cJSON_IsObject(old))
+		goto out;
+	was = cJSON_GetObjectItemCaseSensitive(old, "updated");
+	now = cJSON_GetObjectItemCaseSensitive(o, "updated");
+	if (!cJSON_IsString(was) || !cJSON_IsString(now) ||
+	    (mine = strdup(now->valuestring)) == NULL)
+		goto out;
+	if (!cJSON_ReplaceItemInObjectCaseSensitive(o, "updated",
+			cJSON_CreateString(was->valuestring)))
+		goto out;
+	same = cJSON_Compare(old, o, 1);
+	if (!same)	/* the content changed: the new time stands */
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "updated",
+			cJSON_CreateString(mine));
+out:
+	free(mine);
+	cJSON_Delete(old);
+	free(data);
+	return same;
+}

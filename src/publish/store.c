@@ -118,6 +118,21 @@ int store_list(struct lb_store *st, const char *prefix, store_list_fn fn,
 	return st->ops->list(st, prefix, fn, arg, err);
 }
 
+int store_check(struct lb_store *st, struct lb_error *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	struct lb_error e;
+	int rc;
+
+	lb_error_init(&e);
+	rc = store_get(st, "_linkbot/check", &data, &len, &e);
+	free(data);
+	if (rc < 0 && e.code != LB_ENOTFOUND)
+		return lb_error_set(err, e.code, "%s", e.msg);
+	return 0;
+}
+
 int store_flush(struct lb_store *st, struct lb_error *err)
 {
 	return st->ops->flush(st, err);

@@ -806,7 +806,7 @@ int store_s3_open(const struct lb_config *cfg, const char *location,
 	sk = getenv("AWS_SECRET_ACCESS_KEY");
 	tok = getenv("AWS_SESSION_TOKEN");
 	if (ak == NULL || *ak == '\0' || sk == NULL || *sk == '\0')
-		return lb_error_set(err, LB_ESTORE,
+		return lb_error_set(err, LB_ESTORE,	/* credentials: exit 4 */
 				    "'%s': set AWS_ACCESS_KEY_ID and "
 				    "AWS_SECRET_ACCESS_KEY in the environment",
 				    location);

@@ -5,6 +5,9 @@
         a minimal in-memory S3 on loopback (path-style, one bucket, no
         signature checks of its own) that records every request (method,
         raw path and query, headers, body) as JSON lines.
+        With --secret-key S [--region R] it checks each request's
+        signature with botocore as S3 does and answers 403
+        SignatureDoesNotMatch (S3's XML error) when it differs.
     sigv4-check.py verify --log L --access-key K --secret-key S
                    [--token T] --region R --date YYYYMMDDTHHMMSSZ
         recomputes each recorded request's signature with botocore (an
@@ -52,7 +55,13 @@ def serve(a):
             u = urllib.parse.urlsplit(self.path)
             key = urllib.parse.unquote(u.path).split("/", 2)[-1]
             with lock:
-                if self.command == "GET" and "list-type=2" in u.query:
+                if a.secret_key and not signed_ok(self.command, self.path,
+                                                  self.headers.items(), body, a):
+                    out = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>'
+                           b'SignatureDoesNotMatch</Code><Message>The request signature we '
+                           b'calculated does not match the signature you provided.</Message></Error>')
+                    st = 403
+                elif self.command == "GET" and "list-type=2" in u.query:
                     prefix = urllib.parse.parse_qs(u.query).get("prefix", [""])[0]
                     keys = sorted(k for k in objects if k.startswith(prefix))
                     out = ('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult>'
@@ -81,6 +90,27 @@ def serve(a):
         f.write(str(srv.server_address[1]))
     os.rename(a.port_file + ".tmp", a.port_file)
     srv.serve_forever()
+
+
+def signed_ok(method, path, items, body, a):
+    """serve --secret-key: does the request carry a valid signature?"""
+    lower = {}
+    for k, v in items:
+        lower.setdefault(k.lower(), []).append(v)
+    m = AUTH_RE.match(lower.get("authorization", [""])[0])
+    if not m or "x-amz-date" not in lower:
+        return False
+    akid, _, region, signed, sig = m.groups()
+    if region != a.region:
+        return False
+    try:
+        headers = [(n, lower[n][0]) for n in signed.split(";")]
+    except KeyError:
+        return False
+    token = lower.get("x-amz-security-token", [None])[0]
+    got, _ = sign(method, path, headers, body, akid, a.secret_key, token,
+                  region, lower["x-amz-date"][0])
+    return got == sig
 
 
 def sign(method, path, headers, body, ak, sk, token, region, date):
@@ -154,6 +184,8 @@ def main():
     s = sub.add_parser("serve")
     s.add_argument("--port-file", required=True)
     s.add_argument("--log", required=True)
+    s.add_argument("--secret-key")
+    s.add_argument("--region", default="us-east-1")
     v = sub.add_parser("verify")
     v.add_argument("--log", required=True)
     v.add_argument("--access-key", required=True)
