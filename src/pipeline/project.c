@@ -40,6 +40,9 @@ static int module_job(struct link_job *job, struct lb_endpoint *mep,
 	mep->links = mod->links;
 	mep->min_incoming = mod->links;
 	mep->random_completion = 1;
+	mep->stability_bonus = 0.01;	/* as an endpoint's default: ties
+					   keep yesterday's links */
+	mep->max_shrink = 0.2;
 	job->client_id = pr->uuid;
 	job->id = mod->id;
 	job->source.path_prefix = mod->from;
