@@ -256,11 +256,53 @@ static const struct stage {
 	{ LB_STAGE_PUBLISH, "publish", stage_publish },
 };
 
+/*
+ * state_store (a private location, never the published store): the
+ * corpus and each endpoint's links.tsv come back before a run (a CI runner
+ * starts empty) and go back as soon as the stage that wrote them is done,
+ * whatever happens after (a failed publish must not cost a recrawl).
+ */
+static int state_links(struct client_run *r, struct lb_store *ss, int push,
+		       struct lb_error *err)
+{
+	char rel[300];
+	size_t e;
+
+	for (e = 0; e < r->cl->n_endpoints; e++) {
+		const struct lb_endpoint *ep = &r->cl->endpoints[e];
+
+		if (!selected(r->opts, r->cl->id, ep->id))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s/links.tsv", r->cl->id, ep->id);
+		if ((push ? state_file_push(ss, r->cfg->state_dir, rel, err) :
+			    state_file_pull(ss, r->cfg->state_dir, rel, err)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int state_after(struct client_run *r, struct lb_store *ss,
+		       enum lb_stage bit, struct lb_error *err)
+{
+	if (ss == NULL)
+		return 0;
+	if (bit == LB_STAGE_BUILD)
+		return state_links(r, ss, 1, err);
+	if (bit != LB_STAGE_CRAWL)
+		return 0;
+	/* the upload needs the WAL folded in: close, push, reopen */
+	corpus_free(r->corpus);
+	r->corpus = NULL;
+	if (corpus_push(ss, r->cfg->state_dir, r->cl->id, err) < 0)
+		return -1;
+	return corpus_open(r->cfg->state_dir, r->cl->id, &r->corpus, err);
+}
+
 int pipeline_run(const struct lb_config *cfg, unsigned which,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err)
 {
-	struct lb_store *store = NULL;
+	struct lb_store *store = NULL, *ss = NULL;
 	size_t c, s;
 	int rc = -1, matched = 0;
 
@@ -271,11 +313,16 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		return lb_error_set(err, LB_EUSAGE,
 				    "no client or endpoint '%s' in '%s'",
 				    opts->endpoint, cfg->path);
-	if (((which & LB_STAGE_PUBLISH) || cfg->state_sync) &&
-	    (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
-			err) < 0 ||
-	     store_check(store, err) < 0)) {	/* credentials before any crawl */
+	/* credentials before any crawl: one cheap request to each store */
+	if (((which & LB_STAGE_PUBLISH) &&
+	     (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
+			 err) < 0 ||
+	      store_check(store, err) < 0)) ||
+	    (cfg->state_sync && cfg->state_store != NULL &&
+	     (store_open(cfg, cfg->state_store, &ss, err) < 0 ||
+	      store_check(ss, err) < 0))) {
 		store_free(store);
+		store_free(ss);
 		return -1;
 	}
 	for (c = 0; c < cfg->n_clients; c++) {
@@ -289,10 +336,9 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		r.opts = opts;
 		r.store = store;
 		r.stats = stats;
-		/* state_sync: the corpus comes from the store (a CI runner
-		 * starts empty) and goes back after the crawl. */
-		if (cfg->state_sync &&
-		    corpus_pull(store, cfg->state_dir, r.cl->id, err) < 0)
+		if (ss != NULL &&
+		    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
+		     state_links(&r, ss, 0, err) < 0))
 			goto out;
 		if (corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
 			goto out;
@@ -300,7 +346,8 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 			if (!(which & stages[s].bit))
 				continue;
 			log_stage(stages[s].name);
-			if (stages[s].fn(&r, err) < 0) {
+			if (stages[s].fn(&r, err) < 0 ||
+			    state_after(&r, ss, stages[s].bit, err) < 0) {
 				if (r.pages_loaded)
 					pages_release(&r.pages);
 				corpus_free(r.corpus);
@@ -310,13 +357,11 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		if (r.pages_loaded)
 			pages_release(&r.pages);
 		corpus_free(r.corpus);
-		if (cfg->state_sync && (which & LB_STAGE_CRAWL) &&
-		    corpus_push(store, cfg->state_dir, r.cl->id, err) < 0)
-			goto out;
 	}
 	rc = 0;
 out:
 	log_stage("linkbot");
 	store_free(store);
+	store_free(ss);
 	return rc;
 }
