@@ -141,7 +141,9 @@ struct lb_config {
 	char *store;		/* a directory, or s3://bucket/prefix */
 	struct lb_s3_settings s3;
 	char *state_dir;
-	int state_sync;		/* keep the corpus in the store between runs */
+	int state_sync;		/* keep the state in state_store between runs */
+	char *state_store;	/* private: a directory or s3://bucket/prefix,
+				   never under store (set: state_sync on) */
 	struct lb_crawl_settings crawl;
 	struct lb_relate_settings relate;
 	struct lb_client *clients;

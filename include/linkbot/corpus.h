@@ -142,7 +142,7 @@ int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err);
 int corpus_run_forced(const struct lb_corpus *c);
 
 /*
- * The corpus between CI runs, in the store under _state/<client>/
+ * The corpus between CI runs, in the state store under _state/<client>/
  * corpus.sqlite (src/crawl/corpus_sync.c). corpus_pull() before
  * corpus_open(): downloads it unless a local corpus exists (nothing stored
  * yet is fine). corpus_push() after corpus_free(): uploads the file.
@@ -152,6 +152,16 @@ int corpus_pull(struct lb_store *st, const char *state_dir,
 		const char *client_id, struct lb_error *err);
 int corpus_push(struct lb_store *st, const char *state_dir,
 		const char *client_id, struct lb_error *err);
+/*
+ * Any other state file, by its path under the state directory (e.g.
+ * "<client>/<endpoint>/links.tsv"), under _state/ of the state store:
+ * pull downloads it unless it exists locally (nothing stored is fine);
+ * push uploads it if it exists.
+ */
+int state_file_pull(struct lb_store *st, const char *state_dir,
+		    const char *rel, struct lb_error *err);
+int state_file_push(struct lb_store *st, const char *state_dir,
+		    const char *rel, struct lb_error *err);
 
 /* Visits each live page once per canonical URL, in canonical URL order. */
 typedef int (*corpus_visit_fn)(const struct lb_doc *doc, const char *sets,

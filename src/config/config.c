@@ -389,7 +389,8 @@ static int valid_http_url(const char *s)
 }
 
 static const char *const top_keys[] = { "store", "s3", "state",
-					"state_sync", "crawl", "relate",
+					"state_sync", "state_store", "crawl",
+					"relate",
 					"clients", "projects", NULL };
 static const char *const relate_keys[] = { "method", "embeddings", NULL };
 static const char *const embed_keys[] = { "url", "model", "cache", NULL };
@@ -1011,6 +1012,64 @@ out:
 	return rc;
 }
 
+/*
+ * "s3://b/p/", "dir:./x/", "x" -> "s3://b/p", "x": a location without
+ * "dir:", "./" and trailing slashes, to compare two of them as prefixes.
+ */
+static void location_norm(const char *in, char *out, size_t cap)
+{
+	size_t n;
+
+	if (strncmp(in, "dir:", 4) == 0)
+		in += 4;
+	while (strncmp(in, "./", 2) == 0)
+		in += 2;
+	snprintf(out, cap, "%s", in);
+	n = strlen(out);
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = '\0';
+}
+
+/*
+ * state_store keeps the corpus (every page's full text) and the links: it
+ * must be private, so never the published store nor under its prefix (the
+ * edge serves that prefix, often from a public bucket). state_sync alone
+ * used to mean "under the store's _state/": refused, with the fix.
+ */
+static int check_state_store(struct ctx *c, yaml_node_t *root,
+			     struct lb_config *cfg)
+{
+	char st[1024], pub[1024];
+	size_t n;
+
+	if (cfg->state_store == NULL) {
+		if (cfg->state_sync)
+			return cfg_error(c, get(c, root, "state_sync"),
+					 "state_sync needs a private "
+					 "state_store (e.g. state_store: "
+					 "s3://private-bucket/linkbot-state); "
+					 "the published store is readable by "
+					 "the edge");
+		return 0;
+	}
+	cfg->state_sync = 1;
+	location_norm(cfg->state_store, st, sizeof(st));
+	location_norm(cfg->store ? cfg->store : "public", pub, sizeof(pub));
+	n = strlen(pub);
+	if (*st == '\0' || strcmp(st, "s3:") == 0)
+		return cfg_error(c, get(c, root, "state_store"),
+				 "state_store is empty");
+	if (strncmp(st, pub, n) == 0 &&
+	    (st[n] == '\0' || st[n] == '/' || pub[n - 1] == '/'))
+		return cfg_error(c, get(c, root, "state_store"),
+				 "state_store '%s' is inside the published "
+				 "store '%s': the corpus would be public; "
+				 "use a location of its own (another bucket "
+				 "or prefix)", cfg->state_store,
+				 cfg->store ? cfg->store : "public");
+	return 0;
+}
+
 static int parse_root(struct ctx *c, yaml_node_t *root,
 		      struct lb_config *cfg)
 {
@@ -1024,7 +1083,9 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 		return -1;
 	if (get_str(c, root, "store", 0, &cfg->store) < 0 ||
 	    get_str(c, root, "state", 0, &cfg->state_dir) < 0 ||
-	    get_bool(c, root, "state_sync", &cfg->state_sync) < 0)
+	    get_bool(c, root, "state_sync", &cfg->state_sync) < 0 ||
+	    get_str(c, root, "state_store", 0, &cfg->state_store) < 0 ||
+	    check_state_store(c, root, cfg) < 0)
 		return -1;
 	if (cfg->store != NULL && !config_valid_store(cfg->store))
 		return cfg_error(c, get(c, root, "store"),
@@ -1368,6 +1429,7 @@ void config_free(struct lb_config *cfg)
 	free(cfg->projects);
 	free(cfg->path);
 	free(cfg->store);
+	free(cfg->state_store);
 	free(cfg->state_dir);
 	free(cfg->s3.endpoint);
 	free(cfg->s3.region);

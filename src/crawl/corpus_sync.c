@@ -1,12 +1,14 @@
 /*
- * corpus_sync.c - the corpus kept in the store between runs (CI runners
- * start empty): downloaded before the crawl, uploaded after it.
+ * corpus_sync.c - the state kept in a private state store between runs (CI
+ * runners start empty; config `state_store`, never under the published
+ * store): the corpus, downloaded before the crawl and uploaded as soon as
+ * the crawl is done; each endpoint's links.tsv (the previous night's links,
+ * for the stability bonus), downloaded before the build and uploaded after.
  *
- * Key: _state/<client>/corpus.sqlite (names starting with '_' are linkbot's,
- * docs/store.md; the edge never maps a request to them). The download is
- * written atomically and only when there is no local corpus: a local one
- * always wins, being at least as new as the last upload (a run uploads at
- * its end).
+ * Keys: _state/<path under the state directory>, e.g.
+ * _state/<client>/corpus.sqlite, _state/<client>/<endpoint>/links.tsv. A
+ * download is written atomically and only when there is no local file: a
+ * local one always wins, being at least as new as the last upload.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +94,72 @@ int corpus_push(struct lb_store *st, const char *state_dir,
 		goto out;
 	log_info("%s: corpus uploaded to %s (%zu bytes)", client_id,
 		 store_describe(st), len);
+	rc = 0;
+out:
+	free(data);
+	free(local);
+	return rc;
+}
+
+#define STATE_FILE_MAX ((size_t)4 << 30)
+
+int state_file_pull(struct lb_store *st, const char *state_dir,
+		    const char *rel, struct lb_error *err)
+{
+	char *local = NULL, *data = NULL, key[600];
+	size_t len = 0;
+	struct lb_error gerr;
+	int rc = -1;
+
+	snprintf(key, sizeof(key), "_state/%s", rel);
+	if ((local = lb_path_join(state_dir, rel)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (lb_file_exists(local)) {
+		rc = 0;
+		goto out;
+	}
+	lb_error_init(&gerr);
+	if (store_get(st, key, &data, &len, &gerr) < 0) {
+		if (gerr.code == LB_ENOTFOUND)
+			rc = 0;	/* none kept yet */
+		else
+			lb_error_set(err, gerr.code, "%s", gerr.msg);
+		goto out;
+	}
+	if (lb_mkdirs_parent(local, err) < 0 ||
+	    lb_file_write_atomic(local, data, len, err) < 0)
+		goto out;
+	log_info("%s downloaded from %s (%zu bytes)", rel, store_describe(st),
+		 len);
+	rc = 0;
+out:
+	free(data);
+	free(local);
+	return rc;
+}
+
+int state_file_push(struct lb_store *st, const char *state_dir,
+		    const char *rel, struct lb_error *err)
+{
+	static const struct lb_object_meta meta = {
+		"text/tab-separated-values", NULL, "no-store"
+	};
+	char *local = NULL, *data = NULL, key[600];
+	size_t len = 0;
+	int rc = -1;
+
+	snprintf(key, sizeof(key), "_state/%s", rel);
+	if ((local = lb_path_join(state_dir, rel)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (!lb_file_exists(local)) {
+		rc = 0;	/* nothing computed yet */
+		goto out;
+	}
+	if (lb_file_read(local, STATE_FILE_MAX, &data, &len, err) < 0 ||
+	    store_put(st, key, data, len, &meta, err) < 0 ||
+	    store_flush(st, err) < 0)
+		goto out;
+	log_info("%s uploaded to %s (%zu bytes)", rel, store_describe(st), len);
 	rc = 0;
 out:
 	free(data);

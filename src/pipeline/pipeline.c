@@ -517,11 +517,53 @@ static void finish_report(struct client_run *r, unsigned which)
 	r->report = NULL;
 }
 
+/*
+ * state_store (a private location, never the published store): the
+ * corpus and each endpoint's links.tsv come back before a run (a CI runner
+ * starts empty) and go back as soon as the stage that wrote them is done,
+ * whatever happens after (a failed publish must not cost a recrawl).
+ */
+static int state_links(struct client_run *r, struct lb_store *ss, int push,
+		       struct lb_error *err)
+{
+	char rel[300];
+	size_t e;
+
+	for (e = 0; e < r->cl->n_endpoints; e++) {
+		const struct lb_endpoint *ep = &r->cl->endpoints[e];
+
+		if (!selected_endpoint(r->sel, ep))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s/links.tsv", r->cl->id, ep->id);
+		if ((push ? state_file_push(ss, r->cfg->state_dir, rel, err) :
+			    state_file_pull(ss, r->cfg->state_dir, rel, err)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int state_after(struct client_run *r, struct lb_store *ss,
+		       enum lb_stage bit, struct lb_error *err)
+{
+	if (ss == NULL)
+		return 0;
+	if (bit == LB_STAGE_BUILD)
+		return state_links(r, ss, 1, err);
+	if (bit != LB_STAGE_CRAWL)
+		return 0;
+	/* the upload needs the WAL folded in: close, push, reopen */
+	corpus_free(r->corpus);
+	r->corpus = NULL;
+	if (corpus_push(ss, r->cfg->state_dir, r->cl->id, err) < 0)
+		return -1;
+	return corpus_open(r->cfg->state_dir, r->cl->id, &r->corpus, err);
+}
+
 int pipeline_run(const struct lb_config *cfg, unsigned which,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err)
 {
-	struct lb_store *store = NULL;
+	struct lb_store *store = NULL, *ss = NULL;
 	struct selection sel;
 	size_t c, s;
 	int rc = -1;
@@ -530,12 +572,16 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 	memset(stats, 0, sizeof(*stats));
 	if (resolve_selection(cfg, opts->endpoint, &sel, err) < 0)
 		return -1;
-	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) ||
-	     cfg->state_sync) &&
-	    (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
-			err) < 0 ||
-	     store_check(store, err) < 0)) {	/* credentials before any crawl */
+	/* credentials before any crawl: one cheap request to each store */
+	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) &&
+	     (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
+			 err) < 0 ||
+	      store_check(store, err) < 0)) ||
+	    (cfg->state_sync && cfg->state_store != NULL &&
+	     (store_open(cfg, cfg->state_store, &ss, err) < 0 ||
+	      store_check(ss, err) < 0))) {
 		store_free(store);
+		store_free(ss);
 		return -1;
 	}
 	for (c = 0; c < cfg->n_clients; c++) {
@@ -550,10 +596,9 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		r.sel = &sel;
 		r.store = store;
 		r.stats = stats;
-		/* state_sync: the corpus comes from the store (a CI runner
-		 * starts empty) and goes back after the crawl. */
-		if (need_corpus && cfg->state_sync &&
-		    corpus_pull(store, cfg->state_dir, r.cl->id, err) < 0)
+		if (need_corpus && ss != NULL &&
+		    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
+		     state_links(&r, ss, 0, err) < 0))
 			goto out;
 		if (need_corpus &&
 		    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
@@ -568,7 +613,8 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 				continue;
 			log_stage(stages[s].name);
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-			if (stages[s].fn(&r, err) < 0) {
+			if (stages[s].fn(&r, err) < 0 ||
+			    state_after(&r, ss, stages[s].bit, err) < 0) {
 				report_stage(r.report, stages[s].name,
 					     seconds_since(&t0));
 				finish_report(&r, which);
@@ -584,13 +630,11 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		if (r.pages_loaded)
 			pages_release(&r.pages);
 		corpus_free(r.corpus);
-		if (cfg->state_sync && (which & LB_STAGE_CRAWL) &&
-		    corpus_push(store, cfg->state_dir, r.cl->id, err) < 0)
-			goto out;
 	}
 	rc = 0;
 out:
 	log_stage("linkbot");
 	store_free(store);
+	store_free(ss);
 	return rc;
 }

@@ -103,15 +103,16 @@ grep -q "churn against the last run: 0 of 1600 links new" "$tmp/churn.log" || { 
 "$LINKBOT" publish --config "$tmp/linkbot.yaml" --seed 7 2>"$tmp/pub.log"
 grep -q "demo/b2b: .* 0 uploaded" "$tmp/pub.log" || { cat "$tmp/pub.log"; fail "unchanged publish uploaded"; }
 
-# state_sync: a runner that starts with no state gets the corpus back from
-# the store, so the same day's second run does not crawl again.
-sed -e "s#^state: .*#state: $tmp/state2#" -e "s#^store: .*#store: $tmp/public2\nstate_sync: true#" \
+# state_store: a runner that starts with no state gets the corpus back from
+# its private state store, so the same day's second run does not crawl again.
+sed -e "s#^state: .*#state: $tmp/state2#" -e "s#^store: .*#store: $tmp/public2\nstate_store: $tmp/private2#" \
 	"$tmp/linkbot.yaml" >"$tmp/sync.yaml"
 "$LINKBOT" run --config "$tmp/sync.yaml" --no-rate-limit 2>/dev/null
-[ -s "$tmp/public2/_state/demo/corpus.sqlite" ] || fail "state_sync did not push the corpus"
+[ -s "$tmp/private2/_state/demo/corpus.sqlite" ] || fail "state_store did not get the corpus"
+[ ! -e "$tmp/public2/_state" ] || fail "state under the published store"
 rm -rf "$tmp/state2"
 "$LINKBOT" run --config "$tmp/sync.yaml" --no-rate-limit 2>"$tmp/sync.log"
-grep -q "already crawled today" "$tmp/sync.log" || { cat "$tmp/sync.log"; fail "state_sync did not pull the corpus"; }
+grep -q "already crawled today" "$tmp/sync.log" || { cat "$tmp/sync.log"; fail "state_store: the corpus was not pulled"; }
 
 # Relatedness from an OpenAI-compatible embeddings server: the key comes
 # from the environment, the vectors are cached, a rebuild embeds nothing.
