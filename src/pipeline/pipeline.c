@@ -467,6 +467,17 @@ static const struct stage {
 	{ LB_STAGE_HUBSPOT, "hubspot", stage_hubspot },
 };
 
+/* Does any endpoint of the client sync to HubSpot? */
+static int uses_hubspot(const struct lb_client *cl)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n_endpoints; i++)
+		if (cl->endpoints[i].hubspot != NULL)
+			return 1;
+	return 0;
+}
+
 /* Counts what a client's run did, once its stages are over. */
 static void count_client(struct client_run *r)
 {
@@ -609,7 +620,9 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
 			struct timespec t0;
 
-			if (!(which & stages[s].bit))
+			if (!(which & stages[s].bit) ||
+			    (stages[s].bit == LB_STAGE_HUBSPOT &&
+			     !uses_hubspot(r.cl)))
 				continue;
 			log_stage(stages[s].name);
 			clock_gettime(CLOCK_MONOTONIC, &t0);
