@@ -85,11 +85,14 @@ class Bucket:
             if st != 200:
                 fail("listing answered %d" % st)
             root = ET.fromstring(body)
-            for c in root.iter(NS + "Contents"):
-                keys.append(c.find(NS + "Key").text[len(self.prefix):])
-            if root.findtext(NS + "IsTruncated") != "true":
+            # the namespace of the server's answer (s3rver's differs from
+            # AWS's and radosgw's)
+            ns = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else NS
+            for c in root.iter(ns + "Contents"):
+                keys.append(c.find(ns + "Key").text[len(self.prefix):])
+            if root.findtext(ns + "IsTruncated") != "true":
                 return sorted(keys)
-            token = root.findtext(NS + "NextContinuationToken")
+            token = root.findtext(ns + "NextContinuationToken")
 
     def get(self, key):
         st, body, h = self.req("/%s/%s" % (self.bucket, urllib.parse.quote(self.prefix + key)))
