@@ -81,6 +81,7 @@ workerd_stop
 
 # --- STORE_URL over an anonymous bucket (s3rver), cache on
 s3rver_start store || exit 1
+trap cleanup EXIT	# s3rver_start set its own
 (cd "$store" && find . -type f | sed 's|^\./||' | sort) | while read -r key; do
 	case $key in
 	*/pages/*) h=(-H 'Content-Encoding: gzip' -H 'Cache-Control: public, max-age=86400') ;;
