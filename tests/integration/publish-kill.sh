@@ -48,7 +48,12 @@ kill_mid() { # manifest-probe-command driver-args...
 	local probe=$1 before i
 	shift
 	before=$($probe)
-	"$driver" "$@" --gen 2 --change-every 1 >"$WORK/killed.out" 2>&1 &
+	# 4 requests in flight (32 by default): with the slow link the run
+	# lasts about 3 s to a bucket, so the kill lands mid-publish even when
+	# the probe below is slow on a loaded machine (seen: a run that ended
+	# first). The directory store ignores it.
+	LINKBOT_S3_CONCURRENCY=4 "$driver" "$@" --gen 2 --change-every 1 \
+		>"$WORK/killed.out" 2>&1 &
 	DRIVER_PID=$!
 	for i in $(seq 1 400); do
 		[ "$($probe)" != "$before" ] && break
