@@ -48,15 +48,18 @@ kill_mid() { # manifest-probe-command driver-args...
 	local probe=$1 before i
 	shift
 	before=$($probe)
-	# 4 requests in flight (32 by default): with the slow link the run
-	# lasts about 3 s to a bucket, so the kill lands mid-publish even when
-	# the probe below is slow on a loaded machine (seen: a run that ended
+	# One request in flight: with the slow link the killed run would last
+	# over 12 s to a bucket, so the kill lands mid-publish even when the
+	# probe below is slow on a loaded machine (seen: a run that ended
 	# first). The directory store ignores it.
-	LINKBOT_S3_CONCURRENCY=4 "$driver" "$@" --gen 2 --change-every 1 \
+	LINKBOT_S3_CONCURRENCY=1 "$driver" "$@" --gen 2 --change-every 1 \
 		>"$WORK/killed.out" 2>&1 &
 	DRIVER_PID=$!
+	# until the pending marks are written, 3 s at most
+	local t0=$SECONDS
 	for i in $(seq 1 400); do
 		[ "$($probe)" != "$before" ] && break
+		[ $((SECONDS - t0)) -ge 3 ] && break
 		sleep 0.025
 	done
 	sleep 0.1	# some uploads, far from all (a fast machine ends a run in ~1 s)
