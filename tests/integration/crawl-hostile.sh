@@ -4,6 +4,9 @@
 # (the next day) the same pages answer empty or blank 200s, HTTP/0.9, garbage
 # and a Content-Length shorter than the body on a kept-alive connection: each
 # is logged with its URL as a failure, and the previous document stays.
+# Run 1 meets bombs (gzip, deflate), a huge page, a slow drip, redirect
+# loops and chains, odd canonicals, invalid UTF-8; the last runs a
+# self-referencing sitemap index and 100 hosts at once.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/origin.sh
@@ -43,6 +46,14 @@ check "huge page: excluded at the body cap, logged" grep -q "/x/huge/: excluded:
 check "redirect loop: excluded, logged" grep -q "/x/loop-[ab]/: excluded: redirect loop" "$WORK/run1.log"
 check "invalid UTF-8: indexed, valid UTF-8 out" \
 	python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]).execute(\"SELECT doc FROM url WHERE url LIKE '%/x/badutf8/'\").fetchone()[0]; d.encode('utf-8'); assert 'Bad' in d" "$WORK/state/t/corpus.sqlite"
+check "deflate bomb: excluded at the body cap, logged" grep -q "/x/deflatebomb/: excluded: body larger than" "$WORK/run1.log"
+check "30 redirects: excluded, logged" grep -q "/x/chain-[0-9]*/: excluded: too many redirects" "$WORK/run1.log"
+check "3 redirects to a good page: indexed" \
+	test "$(corpus_sql "SELECT count(*) FROM url WHERE doc IS NOT NULL AND url LIKE '%/x/chainok-%'")" -eq 1
+check "slow drip: given up at the timeout, logged with its URL" \
+	grep -q "cannot fetch '$H/x/drip/'" "$WORK/run1.log"
+check "slow drip: never indexed" \
+	test "$(corpus_sql "SELECT count(*) FROM url WHERE doc IS NOT NULL AND url LIKE '%/x/drip/'")" -eq 0
 # canonicals: only crawled, indexable pages of the configured hosts
 canon() { corpus_sql "SELECT url || ' ' || coalesce(canonical, '-') FROM url WHERE doc IS NOT NULL AND url LIKE '%/c/%' ORDER BY url" | sed "s#$H##g"; }
 check "canonicals: only /c/fine/ (as /c/fine-canon/, crawled) is indexed" \
@@ -74,7 +85,7 @@ for k in http09 garbage; do
 		grep -q "cannot fetch '$H/p/$k/': not an HTTP answer" "$WORK/run2.log"
 done
 check "the shrunk HTML sitemap is named" \
-	grep -q "the sources list 12 of 40 live pages: 28 are missing" "$WORK/run2.log"  # 11 listed + 1 side-crawled
+	grep -q "the sources list 13 of 41 live pages: 28 are missing" "$WORK/run2.log"  # 12 listed + 1 side-crawled
 check "no page of /p/ or /h/ excluded" test "$(grep ': excluded: ' "$WORK/run2.log" | grep -v robots.txt | grep -c '/[ph]/')" -eq 0
 
 # run 3: the sitemap lists nothing at all
@@ -116,6 +127,19 @@ check "many hosts: at most 64 in flight" test "$(curl -s "$H/__inflight")" -le 6
 check "many hosts: the cap is logged" grep -q "transfers in flight: the other hosts wait" "$WORK/many.log"
 check "many hosts: all 200 pages indexed" \
 	test "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM url WHERE doc IS NOT NULL').fetchone()[0])" "$WORK/state-many/t/corpus.sqlite")" -eq 200
+# a sitemap index that lists itself, and a second one that lists the first
+# back: each read once, the leaf's page indexed
+cfg3=$WORK/self.yaml
+crawl_config "$cfg3" "  timeout_seconds: 5" "      - sitemap: $H/sitemap-self.xml" \
+"      blog:
+        - \"/x/{name}/\""
+sed -i "s#^state: .*#state: $WORK/state-self#" "$cfg3"
+timeout 60 "$LINKBOT" crawl -c "$cfg3" --no-rate-limit --now $now > "$WORK/self.log" 2>&1
+check "self-referencing index: exits 0" test $? -eq 0
+check "self-referencing index: each index read once" \
+	test "$(curl -s "$H/__hits" | grep -E '^/sitemap-self2?\.xml ' | awk '{print $2}' | tr '\n' ' ')" = "1 1 "
+check "self-referencing index: the leaf's page indexed" \
+	test "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM url WHERE doc IS NOT NULL').fetchone()[0])" "$WORK/state-self/t/corpus.sqlite")" -eq 1
 [ "$FAILS" -eq 0 ] || { for r in 2 3 4 4b 5; do echo "--- run $r"; cat "$WORK/run$r.log"; diff "$WORK/titles1.txt" "$WORK/titles$r.txt"; done; }
 echo "crawl-hostile: $FAILS failed"
 [ "$FAILS" -eq 0 ]

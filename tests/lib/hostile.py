@@ -25,8 +25,13 @@ Besides, in both modes:
   /c/NAME/          pages with odd canonicals (CANON: off-site, a loop, a
                     404, one never listed); the sitemap lists them, and
                     /c/fine/ once more under http://localhost:PORT
-  /x/NAME/          a gzip bomb (64 MB), an 11 MB page, a redirect loop,
-                    invalid UTF-8 declared as UTF-8
+  /x/NAME/          a gzip bomb (64 MB), a deflate bomb (64 MB), an 11 MB
+                    page, a redirect loop, a chain of 30 redirects, a chain
+                    of 3 that ends on a good page, invalid UTF-8 declared
+                    as UTF-8, a page that drips one byte every 0.2 s
+  /sitemap-self.xml a sitemap index that lists itself and
+                    /sitemap-self2.xml, which lists /sitemap-self.xml back
+                    and /sitemap-leaf.xml (one page, /x/selfok/)
   /sitemap-many.xml 200 pages /slow/N/ (0.3 s each) on 100 host names
                     hN.localhost (curl resolves them to 127.0.0.1)
   /__inflight       the most /slow/ requests served at once
@@ -37,6 +42,7 @@ import argparse
 import gzip
 import socket
 import threading
+import zlib
 import time
 
 KINDS = ["empty", "blank", "http09", "garbage", "shortcl", "good",
@@ -52,6 +58,7 @@ CANON = {
 }
 
 GZBOMB = gzip.compress(b"\0" * (64 << 20), 9)
+DEFLATEBOMB = zlib.compress(b"\0" * (64 << 20), 9)
 HUGE = b"<html><body><p>" + b"lorem ipsum " * (11 << 17) + b"</body></html>"
 
 lock = threading.Lock()
@@ -133,7 +140,9 @@ def handle(conn, origin, mode_file):
                 locs += "".join("<url><loc>%s/c/%s/</loc></url>" % (origin, k)
                                 for k in CANON)
                 locs += "".join("<url><loc>%s/x/%s/</loc></url>" % (origin, k)
-                                for k in ("gzbomb", "huge", "loop-a", "badutf8"))
+                                for k in ("gzbomb", "huge", "loop-a", "badutf8",
+                                          "deflatebomb", "chain-0", "chainok-0",
+                                          "drip"))
                 # another host (same server): not a host of the sources
                 locs += ("<url><loc>%s/c/fine/</loc></url>"
                          % origin.replace("127.0.0.1", "localhost"))
@@ -154,8 +163,55 @@ def handle(conn, origin, mode_file):
                         + "</body></html>").encode()
                 conn.sendall(answer("200 OK", body))
                 continue
+            if path in ("/sitemap-self.xml", "/sitemap-self2.xml"):
+                locs = ["/sitemap-self.xml"]
+                if path == "/sitemap-self2.xml":
+                    locs.append("/sitemap-leaf.xml")
+                else:
+                    locs.append("/sitemap-self2.xml")
+                body = ('<?xml version="1.0"?><sitemapindex xmlns="http://www.'
+                        'sitemaps.org/schemas/sitemap/0.9">%s</sitemapindex>'
+                        % "".join("<sitemap><loc>%s%s</loc></sitemap>"
+                                  % (origin, l) for l in locs)).encode()
+                conn.sendall(answer("200 OK", body, "application/xml"))
+                continue
+            if path == "/sitemap-leaf.xml":
+                body = ('<?xml version="1.0"?><urlset><url><loc>%s/x/selfok/'
+                        '</loc></url></urlset>' % origin).encode()
+                conn.sendall(answer("200 OK", body, "application/xml"))
+                continue
             if path.startswith("/x/"):
                 name = path[3:].strip("/")
+                if name == "drip":      # one byte every 0.2 s, for 2 minutes
+                    body = page("Drip", "x" * 600)
+                    conn.sendall(("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                                  "Content-Length: %d\r\n\r\n" % len(body)).encode())
+                    for b in body:
+                        conn.sendall(bytes([b]))
+                        time.sleep(0.2)
+                    return
+                if name.startswith("chain-"):   # 30 hops, then a page
+                    n = int(name[6:])
+                    if n < 30:
+                        conn.sendall(("HTTP/1.1 301 Moved\r\nLocation: /x/chain-%d/\r\n"
+                                      "Content-Length: 0\r\n\r\n" % (n + 1)).encode())
+                    else:
+                        conn.sendall(answer("200 OK", page("Chain end")))
+                    continue
+                if name.startswith("chainok-"):  # 3 hops, then a good page
+                    n = int(name[8:])
+                    if n < 3:
+                        conn.sendall(("HTTP/1.1 302 Found\r\nLocation: /x/chainok-%d/\r\n"
+                                      "Content-Length: 0\r\n\r\n" % (n + 1)).encode())
+                    else:
+                        conn.sendall(answer("200 OK", page("Chain ok")))
+                    continue
+                if name == "selfok":
+                    conn.sendall(answer("200 OK", page("Self ok")))
+                    continue
+                if name == "deflatebomb":   # 64 MB of zeros in 64 KB of zlib
+                    conn.sendall(answer("200 OK", DEFLATEBOMB, extra="Content-Encoding: deflate\r\n"))
+                    continue
                 if name == "gzbomb":    # 64 MB of zeros in 64 KB of gzip
                     conn.sendall(answer("200 OK", GZBOMB, extra="Content-Encoding: gzip\r\n"))
                 elif name == "huge":    # 11 MB of HTML, over the 10 MiB cap
