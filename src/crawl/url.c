@@ -120,6 +120,29 @@ static int dotted_quad(const char *h)
 	}
 }
 
+/* 1 if h reads as an IPv4 address in some spelling: every label a
+ * number, decimal, octal (leading 0) or hex (0x), as curl and browsers
+ * parse it ("0xb02" is 0.0.11.2; "cafe.be" is a name). */
+static int ipv4_like(const char *h)
+{
+	for (;;) {
+		size_t n = strcspn(h, ".");
+
+		if (n == 0)
+			return 0;
+		if (n >= 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) {
+			if (strspn(h + 2, "0123456789abcdefABCDEF") != n - 2)
+				return 0;
+		} else if (strspn(h, "0123456789") != n) {
+			return 0;
+		}
+		h += n;
+		if (*h == '\0')
+			return 1;
+		h++;
+	}
+}
+
 int url_normalize(const char *url, const char *base, char **out)
 {
 	CURLU *h = NULL;
@@ -180,9 +203,10 @@ int url_normalize(const char *url, const char *base, char **out)
 	    host[strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-_[]:")] !=
 		    '\0')
 		goto out;
-	/* IPv4 shorthands (1312, 0x7f.1, 010.0.0.1) that curl would spell
-	 * otherwise on the next pass: only the dotted quad is taken */
-	if (host[strspn(host, "0123456789.x")] == '\0' && !dotted_quad(host))
+	/* IPv4 shorthands (1312, 0x7f.1, 010.0.0.1, and "0xb%30%32", which
+	 * curl decodes to 0xb02 after its own IPv4 pass) that curl would
+	 * spell otherwise on the next pass: only the dotted quad is taken */
+	if (ipv4_like(host) && !dotted_quad(host))
 		goto out;
 	{
 		char *user = NULL;

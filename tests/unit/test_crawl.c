@@ -73,6 +73,13 @@ static void test_url(void **state)
 	 * "//1312/" against a base stayed "1312", then became 0.0.5.32) */
 	norm("http://1312/x", NULL, "http://0.0.5.32/x");
 	norm("http://10.0.0.1:8080/x", NULL, "http://10.0.0.1:8080/x");
+	/* an escaped host that decodes to a hex shorthand (fuzz_url:
+	 * "///0xb%30%32" gave "0xb02", then 0.0.11.2): refused, and a name
+	 * of hex letters is still a name */
+	norm("///0xb%30%32", "http://h/", NULL);
+	norm("http://0xb02/x", NULL, "http://0.0.11.2/x");
+	norm("http://cafe.be/x", NULL, "http://cafe.be/x");
+	norm("http://0x.deadbeef/x", NULL, "http://0x.deadbeef/x");
 	norm("http://xn--caf-dma.example/x", NULL,
 	     "http://xn--caf-dma.example/x");
 	norm("ftp://h/x", NULL, NULL);
