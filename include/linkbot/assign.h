@@ -113,6 +113,7 @@ struct lb_assign_params {
 };
 
 #define LB_ASSIGN_MAX_THREADS 8
+#define LB_ASSIGN_MAX_THREADS_STR "8"
 
 /* Why some page has fewer than k links in (stats.short_why). */
 enum lb_assign_short {
