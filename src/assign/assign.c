@@ -1972,6 +1972,7 @@ struct cs {
 	uint32_t *stk;
 	size_t nstk;
 	int dp_on;
+	double t_start;		/* seconds in cs_start(), all refines */
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
 	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
@@ -2571,10 +2572,12 @@ static int cs_start(struct solver *S, struct cs *C)
 static int cs_refine(struct solver *S, struct cs *C)
 {
 	size_t v;
+	double t0 = now_seconds();
 
 	C->ys.n = 0;
 	if (cs_start(S, C) < 0)
 		return -1;
+	C->t_start += now_seconds() - t0;
 	memset(C->inq, 0, S->nn);
 	C->head = C->n = 0;
 	C->dp_on = 0;
@@ -2646,6 +2649,8 @@ static int cost_scale(struct solver *S, int64_t eps0)
 		if (C.eps == 1)
 			break;
 	}
+	log_debug("assign: %.3f s of cost scaling in the restarts (%zu "
+		  "threads)", C.t_start, S->threads);
 	if (r < 0)
 		goto out;
 	if (r > 0)
