@@ -105,9 +105,10 @@ struct lb_assign_params {
 	/*
 	 * Threads the solver may use (0 = one per online CPU, at most
 	 * LB_ASSIGN_MAX_THREADS; 1 = none started). The links, bonuses and
-	 * figures are the same for every thread count: extra threads only
-	 * prefetch for cost scaling and split work whose result does not
-	 * depend on the split.
+	 * figures (but the seconds) are the same for every thread count:
+	 * extra threads take a share of the loops whose items are
+	 * independent (the restarts of cost scaling and phase 0), never
+	 * the discharges, whose order decides ties.
 	 */
 	size_t threads;
 };
@@ -148,8 +149,9 @@ struct lb_assign_stats {
 				 * sources explicit) */
 	size_t augmentations;	/* shortest paths the solver augmented */
 	double seconds;		/* solve time (wall) */
-	double cpu_seconds;	/* CPU time of the solve, all threads */
-	size_t threads;		/* threads used */
+	double cpu_seconds;	/* CPU time of the solve: the calling thread
+				 * and the solver's own threads */
+	size_t threads;		/* params.threads, resolved */
 	int warm;		/* started from the previous run's potentials */
 	int short_why;		/* enum lb_assign_short */
 	size_t supply;		/* links the sources can give (sum of L_s) */
