@@ -6,11 +6,15 @@
 #   ASSIGN_BENCH_N="20000 100000" bench/assign.sh   (the issue's N; minutes)
 #   ASSIGN_BENCH_LEMON_MAX=100000   largest N given to LEMON (default)
 #   ASSIGN_BENCH_NIGHT_N="100000 1000000"   sizes of the night (default: N)
+#   ASSIGN_BENCH_THREADS="1 2"      the solver's thread counts (default)
 #
 # Each solver runs in a process of its own (peak memory is per solver,
-# measured as VmHWM over the solve). Both are single-threaded; the ratio
-# uses CPU seconds, which a loaded machine does not distort (wall seconds
-# are printed too). Prints one line per solver and the
+# measured as VmHWM over the solve). LEMON is single-threaded; ours runs
+# with each thread count of ASSIGN_BENCH_THREADS, and its links must be
+# the same for all of them (links_hash). The ratio uses CPU seconds
+# (all threads), which a loaded machine distorts less; wall seconds are
+# printed too, and a wall ratio threads 1 / threads N. Prints one line
+# per solver and the
 # ratio ours/LEMON; fails if the objectives differ by more than 1e-6
 # relative or our result is not certified optimal. Needs liblemon-dev
 # (ci/install-deps --bench).
@@ -20,6 +24,7 @@ BUILD=${BUILD:-build}
 # Scaled down from the issue's N = 100,000 so that `make bench` stays short
 # on the shared 2-core machine; set ASSIGN_BENCH_N for the full size.
 NS=${ASSIGN_BENCH_N:-20000}
+THREADS=${ASSIGN_BENCH_THREADS:-1 2}
 LEMON_MAX=${ASSIGN_BENCH_LEMON_MAX:-100000}
 M=32 L=8
 
@@ -40,16 +45,36 @@ field() { # line name
 	sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"
 }
 
+same_links() { # line line: the same links for another thread count
+	if [ "$(field "$1" links_hash)" != "$(field "$2" links_hash)" ]; then
+		echo "  FAIL: the links differ between thread counts" >&2
+		return 1
+	fi
+}
+
 status=0
 echo "assign: N sources = targets, M=$M candidates, L=$L links, synthetic heavy-tailed popularity"
 for n in $NS; do
 	for k in 4 8; do
-		ours=$("$bin" ours "$n" "$M" "$L" "$k")
-		echo "  $ours"
-		if [ "$(field "$ours" certified)" != 1 ]; then
-			echo "  FAIL: not certified optimal" >&2
-			status=1
-		fi
+		first=
+		for th in $THREADS; do
+			o=$(ASSIGN_BENCH_THREADS=$th "$bin" ours "$n" "$M" "$L" "$k")
+			echo "  $o"
+			if [ "$(field "$o" certified)" != 1 ]; then
+				echo "  FAIL: not certified optimal" >&2
+				status=1
+			fi
+			if [ -z "$first" ]; then
+				first=$o
+				continue
+			fi
+			same_links "$first" "$o" || status=1
+			awk -v th="$th" -v w1="$(field "$first" seconds)" \
+			    -v wn="$(field "$o" seconds)" \
+			    -v c1="$(field "$first" cpu)" -v cn="$(field "$o" cpu)" \
+			    'BEGIN { printf "  threads=%s: wall %.3f -> %.3f s (x%.2f), cpu %.3f -> %.3f s\n", th, w1, wn, w1 / wn, c1, cn }'
+		done
+		ours=$first
 		if [ "$n" -gt "$LEMON_MAX" ]; then
 			echo "  lemon skipped at N=$n (ASSIGN_BENCH_LEMON_MAX=$LEMON_MAX)"
 			continue
@@ -77,26 +102,35 @@ done
 NIGHT_NS=${ASSIGN_BENCH_NIGHT_N:-$NS}
 echo "assign night: 1 % of the pages changed, k = $L (warm = from yesterday's bonuses)"
 for n in $NIGHT_NS; do
-	out=$("$bin" night "$n" "$M" "$L" "$L")
+ firstw= firstc= lemon_cpu=nan lemon_obj=
+ if [ "$n" -le "$LEMON_MAX" ]; then
+	lemon=$("$bin" lemon-night "$n" "$M" "$L" "$L")
+	echo "  $lemon"
+	lemon_cpu=$(field "$lemon" cpu)
+	lemon_obj=$(field "$lemon" objective)
+ else
+	echo "  lemon skipped at N=$n (ASSIGN_BENCH_LEMON_MAX=$LEMON_MAX)"
+ fi
+ for th in $THREADS; do
+	out=$(ASSIGN_BENCH_THREADS=$th "$bin" night "$n" "$M" "$L" "$L")
 	sed 's/^/  /' <<<"$out"
 	warm=$(grep '^night-warm' <<<"$out")
 	cold=$(grep '^night-cold' <<<"$out")
+	if [ -z "$firstw" ]; then
+		firstw=$warm firstc=$cold
+	else
+		same_links "$firstw" "$warm" || status=1
+		same_links "$firstc" "$cold" || status=1
+	fi
 	for l in "$warm" "$cold"; do
 		if [ "$(field "$l" certified)" != 1 ]; then
 			echo "  FAIL: not certified optimal" >&2
 			status=1
 		fi
 	done
-	lemon_cpu=nan lemon_obj=$(field "$cold" objective)
-	if [ "$n" -le "$LEMON_MAX" ]; then
-		lemon=$("$bin" lemon-night "$n" "$M" "$L" "$L")
-		echo "  $lemon"
-		lemon_cpu=$(field "$lemon" cpu)
-		lemon_obj=$(field "$lemon" objective)
-	else
-		echo "  lemon skipped at N=$n (ASSIGN_BENCH_LEMON_MAX=$LEMON_MAX)"
-	fi
-	awk -v n="$n" -v wt="$(field "$warm" cpu)" -v ct="$(field "$cold" cpu)" \
+	[ -n "$lemon_obj" ] || lemon_obj=$(field "$cold" objective)
+	awk -v n="$n" -v th="$th" -v wt="$(field "$warm" cpu)" -v ct="$(field "$cold" cpu)" \
+	    -v ww="$(field "$warm" seconds)" -v cw="$(field "$cold" seconds)" \
 	    -v lt="$lemon_cpu" -v wo="$(field "$warm" objective)" \
 	    -v co="$(field "$cold" objective)" -v lo="$lemon_obj" '
 	function same(a, b,   d, m) {
@@ -106,10 +140,11 @@ for n in $NIGHT_NS; do
 	}
 	BEGIN {
 		ok = same(wo, co) && same(lo, co)
-		printf "  N=%d night: warm/cold = %.3f, warm/lemon = %s, objective %s\n",
-			n, wt / ct, (lt == "nan") ? "-" : sprintf("%.3f", wt / lt),
+		printf "  N=%d threads=%s night: cpu warm/cold = %.3f, wall warm/cold = %.3f, warm/lemon = %s, objective %s\n",
+			n, th, wt / ct, ww / cw, (lt == "nan") ? "-" : sprintf("%.3f", wt / lt),
 			ok ? "equal" : "DIFFERS"
 		exit ok ? 0 : 1
 	}' || status=1
+ done
 done
 exit $status

@@ -227,6 +227,32 @@ static double now(void)
 		.count();
 }
 
+/* ASSIGN_BENCH_THREADS: the solver's threads (default 1) */
+static size_t bench_threads(void)
+{
+	const char *e = getenv("ASSIGN_BENCH_THREADS");
+
+	return e != nullptr && *e ? strtoul(e, nullptr, 10) : 1;
+}
+
+/* FNV-1a of the links, so that runs with other thread counts can be
+ * compared bit for bit */
+static uint64_t links_hash(const struct lb_assignment *a)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < a->n_src * a->l; i++) {
+		uint32_t t = a->links[i].target;
+		for (int b = 0; b < 4; b++) {
+			h ^= (t >> (8 * b)) & 255;
+			h *= 1099511628211ULL;
+		}
+		h ^= a->links[i].type;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 /*
  * The night in one process: yesterday's cold solve (its links and
  * bonuses mapped to today's pages), then today's instance warm and cold.
@@ -261,6 +287,7 @@ static int run_night(const struct lb_candidates *c0,
 	p.random_completion = 1;
 	p.seed = seed;
 	p.self = self.data();
+	p.threads = bench_threads();
 	lb_error_init(&err);
 	c0t = cpu_now();
 	if (assign_links(c0, &p, &a0, &st, &err) < 0) {
@@ -299,16 +326,19 @@ static int run_night(const struct lb_candidates *c0,
 
 		p.warm = w == 0 ? warm.data() : nullptr;
 		c0t = cpu_now();
+		double w0 = now();
 		if (assign_links(&c, &p, a, &st, &err) < 0) {
 			fprintf(stderr, "assign_links: %s\n", err.msg);
 			return 1;
 		}
-		printf("night-%s N=%zu M=%zu L=%zu k=%zu cpu=%.3f objective=%.6f "
+		printf("night-%s N=%zu M=%zu L=%zu k=%zu threads=%zu cpu=%.3f "
+		       "seconds=%.3f objective=%.6f "
 		       "min_in=%zu certified=%d churn=%zu churn_pages=%zu "
-		       "lifted_pages=%zu\n", what[w], n1, c.m, l, k,
-		       cpu_now() - c0t, st.model_objective, st.min_in,
+		       "lifted_pages=%zu links_hash=%016llx\n", what[w], n1,
+		       c.m, l, k, st.threads,
+		       cpu_now() - c0t, now() - w0, st.model_objective, st.min_in,
 		       st.certified, st.churn, st.churn_sources,
-		       st.lifted_pages);
+		       st.lifted_pages, (unsigned long long)links_hash(a));
 		fflush(stdout);
 	}
 	/* how far the optimal bonuses moved overnight (pages kept) */
@@ -354,6 +384,7 @@ static int run_ours(const struct lb_candidates *c, size_t n, size_t l,
 	p.random_completion = 1;
 	p.seed = seed;
 	p.self = self.data();
+	p.threads = bench_threads();
 	lb_error_init(&err);
 	before = rss_kib("VmRSS:");
 	reset_hwm();
@@ -364,15 +395,17 @@ static int run_ours(const struct lb_candidates *c, size_t n, size_t l,
 		return 1;
 	}
 	t1 = now();
-	printf("ours N=%zu M=%zu L=%zu k=%zu cpu=%.3f seconds=%.3f peak_mib=%.1f "
+	printf("ours N=%zu M=%zu L=%zu k=%zu threads=%zu cpu=%.3f seconds=%.3f "
+	       "peak_mib=%.1f "
 	       "objective=%.6f min_in=%zu median_in=%zu max_in=%zu "
 	       "certified=%d random=%zu lifted=%zu lifted_pages=%zu "
-	       "augmentations=%zu unrealized=%zu\n",
-	       n, c->m, l, k, cpu_now() - c0, t1 - t0,
+	       "augmentations=%zu unrealized=%zu links_hash=%016llx\n",
+	       n, c->m, l, k, st.threads, cpu_now() - c0, t1 - t0,
 	       (double)(rss_kib("VmHWM:") - before) / 1024.0,
 	       st.model_objective, st.min_in, st.median_in, st.max_in,
 	       st.certified, st.random_links, st.lifted, st.lifted_pages,
-	       st.augmentations, st.unrealized);
+	       st.augmentations, st.unrealized,
+	       (unsigned long long)links_hash(&a));
 	lb_assignment_release(&a);
 	return 0;
 }

@@ -101,7 +101,20 @@ struct lb_assign_params {
 	 * per language group above it (0 = default, 1 << 16).
 	 */
 	size_t dense_limit;
+
+	/*
+	 * Threads the solver may use (0 = one per online CPU, at most
+	 * LB_ASSIGN_MAX_THREADS; 1 = none started). The links, bonuses and
+	 * figures (but the seconds) are the same for every thread count:
+	 * extra threads take a share of the loops whose items are
+	 * independent (the restarts of cost scaling and phase 0), never
+	 * the discharges, whose order decides ties.
+	 */
+	size_t threads;
 };
+
+#define LB_ASSIGN_MAX_THREADS 8
+#define LB_ASSIGN_MAX_THREADS_STR "8"
 
 /* Why some page has fewer than k links in (stats.short_why). */
 enum lb_assign_short {
@@ -135,7 +148,10 @@ struct lb_assign_stats {
 	size_t rounds;		/* solves that took (1 + rounds that made
 				 * sources explicit) */
 	size_t augmentations;	/* shortest paths the solver augmented */
-	double seconds;		/* solve time */
+	double seconds;		/* solve time (wall) */
+	double cpu_seconds;	/* CPU time of the solve: the calling thread
+				 * and the solver's own threads */
+	size_t threads;		/* params.threads, resolved */
 	int warm;		/* started from the previous run's potentials */
 	int short_why;		/* enum lb_assign_short */
 	size_t supply;		/* links the sources can give (sum of L_s) */

@@ -41,6 +41,8 @@ struct lb_run_opts {
 	int force;		/* crawl even if done today */
 	int cold;		/* build: assign from scratch, not from the last
 				 * run's bonuses (state/.../bonus.tsv) */
+	unsigned assign_threads;	/* build: the solver's threads (0 = one
+					 * per CPU; --assign-threads) */
 	int dry_run;		/* publish: only say what would change */
 	int allow_shrink;	/* publish even past an endpoint's max_shrink */
 	int progress;		/* progress bars on a TTY */

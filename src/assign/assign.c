@@ -116,7 +116,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "linkbot/assign.h"
 #include "linkbot/log.h"
@@ -209,6 +211,10 @@ struct solver {
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
 	uint64_t rng;
+	size_t threads;		/* params.threads, resolved (par_for) */
+	double help_cpu;	/* CPU seconds of par_for()'s threads */
+	uint32_t *top;		/* init_flow(): a scratch row per thread */
+	size_t top_cap;		/* entries per thread's row */
 };
 
 static uint64_t rng_next(uint64_t *s)
@@ -231,6 +237,89 @@ static double now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of the calling thread (the pipeline runs other work in
+ * other threads of the process at the same time) */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * ---- the second core: loops whose items are independent ----
+ *
+ * par_for(S, n, fn, ctx) runs fn(S, ctx, lo, hi, part) over [0, n) in
+ * S->threads contiguous parts, the caller taking the first. It is used
+ * only where every item writes its own entries and reads nothing another
+ * item writes (a source's arcs and its own fields, a target's reverse
+ * arcs and its own fields), so that the result is the same for every
+ * split, bit for bit: the test compares threads = 1 and 2. What stays
+ * sequential is the refines' FIFO (each discharge depends on the last)
+ * and everything that draws random numbers. A thread that cannot be
+ * started leaves its part to the caller. Small loops run alone: a
+ * thread costs more than it saves below PAR_MIN items
+ * (starting one takes tens of microseconds; a thousand sources of 30
+ * arcs take as long).
+ */
+#define PAR_MIN 1024
+
+typedef void par_fn(struct solver *S, void *ctx, size_t lo, size_t hi,
+		    size_t part);
+
+struct par_job {
+	struct solver *S;
+	par_fn *fn;
+	void *ctx;
+	size_t lo, hi, part;
+	double cpu;		/* the thread's CPU seconds */
+};
+
+static void *par_main(void *arg)
+{
+	struct par_job *j = arg;
+
+	j->fn(j->S, j->ctx, j->lo, j->hi, j->part);
+	j->cpu = cpu_seconds();
+	return NULL;
+}
+
+static void par_for(struct solver *S, size_t n, par_fn *fn, void *ctx)
+{
+	struct par_job job[LB_ASSIGN_MAX_THREADS];
+	pthread_t tid[LB_ASSIGN_MAX_THREADS];
+	int started[LB_ASSIGN_MAX_THREADS];
+	size_t k = S->threads, i;
+
+	if (k > LB_ASSIGN_MAX_THREADS)
+		k = LB_ASSIGN_MAX_THREADS;
+	if (k < 2 || n < PAR_MIN) {
+		fn(S, ctx, 0, n, 0);
+		return;
+	}
+	for (i = 0; i < k; i++) {
+		job[i].S = S;
+		job[i].fn = fn;
+		job[i].ctx = ctx;
+		job[i].lo = n * i / k;
+		job[i].hi = n * (i + 1) / k;
+		job[i].part = i;
+		started[i] = 0;
+	}
+	for (i = 1; i < k; i++)
+		started[i] = pthread_create(&tid[i], NULL, par_main,
+					    &job[i]) == 0;
+	fn(S, ctx, job[0].lo, job[0].hi, 0);
+	for (i = 1; i < k; i++) {
+		if (started[i]) {
+			pthread_join(tid[i], NULL);
+			S->help_cpu += job[i].cpu;
+		} else
+			fn(S, ctx, job[i].lo, job[i].hi, job[i].part);
+	}
 }
 
 /* ---- node helpers ---- */
@@ -618,14 +707,35 @@ static void used_set(struct solver *S, uint32_t a, int on)
 	}
 }
 
+/* Targets lo..hi: their used lists (in source order, as used_set()
+ * would build them source by source); with ctx, in[t] = their links. */
+static void used_part(struct solver *S, void *ctx, size_t lo, size_t hi,
+		      size_t part)
+{
+	size_t t, i;
+
+	(void)part;
+	for (t = lo; t < hi; t++) {
+		size_t base = S->roff[t], n = 0;
+
+		for (i = base; i < S->roff[t + 1]; i++) {
+			uint32_t a = S->rarc[i];
+
+			if (S->fl[a] & 1) {
+				S->ulist[base + n] = (uint32_t)i;
+				S->upos[a] = (uint32_t)(base + n);
+				n++;
+			}
+		}
+		S->nused[t] = (uint32_t)n;
+		if (ctx != NULL)
+			S->in[t] = (uint32_t)n;
+	}
+}
+
 static void used_rebuild(struct solver *S)
 {
-	size_t a;
-
-	memset(S->nused, 0, S->nt * sizeof(uint32_t));
-	for (a = 0; a < S->na; a++)
-		if (S->fl[a] & 1)
-			used_set(S, (uint32_t)a, 1);
+	par_for(S, S->nt, used_part, NULL);
 }
 
 /* ---- augmenting along one residual arc u -> v ---- */
@@ -957,7 +1067,7 @@ static void solver_free(struct solver *S)
 			free(S->walks[g].h.a);
 	for (size_t g = 0; g < 5; g++)
 		free(S->hpos[g]);
-	free(S->ph); free(S->walks);
+	free(S->ph); free(S->walks); free(S->top);
 	memset(S, 0, sizeof(*S));
 }
 
@@ -1379,48 +1489,16 @@ static inline int64_t arc_key(const struct solver *S, size_t i)
 	return 2 * arc_val(S, i) + ((S->fl[i] >> 2) & 1);
 }
 
-/*
- * Phase 0: with target bonuses p(t) >= 0 (p(Y) = 0) given, every source
- * takes its L_s best options by weight + bonus (a random link is worth
- * R + p(hub), p(hub) = the group's largest bonus); potentials in closed
- * form make this pseudo-flow 0-optimal:
- *   p(s) = its best option left out (<= its worst option taken),
- *   hub flow only to targets whose bonus equals p(hub),
- *   f_tY = clamp(in_t - d_t) where p(t) = 0, else 0 (the surplus stays at
- *   t as excess: Y -> t has no residual capacity, so p(t) > p(Y) is fine).
- * With all bonuses 0 this is plain top-L (mark_greedy records it).
- */
-static int init_flow(struct solver *S, int mark_greedy)
+/* init_flow() for sources lo..hi: each its best arcs, r and p; what
+ * they give the targets is counted after (used_part) */
+static void src_part(struct solver *S, void *ctx, size_t lo, size_t hi,
+		     size_t part)
 {
-	size_t s, t, g, i, j, lmax = 0;
-	uint32_t *top = NULL, *q0 = NULL;
+	int mark_greedy = *(const int *)ctx;
+	uint32_t *top = S->top + part * S->top_cap;
+	size_t s, i, j;
 
-	for (s = 0; s < S->ns; s++)
-		if (S->ls[s] > lmax)
-			lmax = S->ls[s];
-	if (S->hub && S->nt > lmax)
-		lmax = S->nt;
-	top = malloc((lmax + 1) * sizeof(uint32_t));
-	if (top == NULL)
-		return -1;
-	for (g = 0; g < S->ng; g++) {
-		int64_t mx = 0;
-
-		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
-			if (S->p[tnode(S, S->gtgt[i])] > mx)
-				mx = S->p[tnode(S, S->gtgt[i])];
-		S->p[hnode(S, (uint32_t)g)] = mx;
-	}
-	q0 = malloc((S->nt + 1) * sizeof(uint32_t));
-	if (q0 == NULL) {
-		free(top);
-		return -1;
-	}
-	memcpy(q0, S->q, S->nt * sizeof(uint32_t));
-	memset(S->in, 0, S->nt * sizeof(uint32_t));
-	memset(S->q, 0, S->nt * sizeof(uint32_t));
-	memset(S->fy, 0, S->nt * sizeof(uint32_t));
-	for (s = 0; s < S->ns; s++) {
+	for (s = lo; s < hi; s++) {
 		size_t n = 0, lsv = S->ls[s];
 		int hubok = hub_src(S, (uint32_t)s);
 		int64_t vr = hubok ? -S->cost_r + S->p[hnode(S, S->gs[s])] :
@@ -1462,7 +1540,6 @@ static int init_flow(struct solver *S, int mark_greedy)
 		}
 		for (j = 0; j < n; j++) {
 			S->fl[top[j]] |= mark_greedy ? 3 : 1;
-			S->in[S->tg[top[j]]]++;
 			if (arc_val(S, top[j]) < worst_in)
 				worst_in = arc_val(S, top[j]);
 		}
@@ -1480,6 +1557,59 @@ static int init_flow(struct solver *S, int mark_greedy)
 		else
 			S->p[s] = 0;
 	}
+}
+
+/*
+ * Phase 0: with target bonuses p(t) >= 0 (p(Y) = 0) given, every source
+ * takes its L_s best options by weight + bonus (a random link is worth
+ * R + p(hub), p(hub) = the group's largest bonus); potentials in closed
+ * form make this pseudo-flow 0-optimal:
+ *   p(s) = its best option left out (<= its worst option taken),
+ *   hub flow only to targets whose bonus equals p(hub),
+ *   f_tY = clamp(in_t - d_t) where p(t) = 0, else 0 (the surplus stays at
+ *   t as excess: Y -> t has no residual capacity, so p(t) > p(Y) is fine).
+ * With all bonuses 0 this is plain top-L (mark_greedy records it).
+ */
+static int init_flow(struct solver *S, int mark_greedy)
+{
+	size_t s, t, g, i, lmax = 0;
+	uint32_t *top = NULL, *q0 = NULL;
+
+	for (s = 0; s < S->ns; s++)
+		if (S->ls[s] > lmax)
+			lmax = S->ls[s];
+	if (S->top == NULL) {
+		/* one row per thread for src_part() */
+		S->top_cap = lmax + 1;
+		S->top = malloc(S->top_cap * (S->threads ? S->threads : 1) *
+				sizeof(uint32_t));
+		if (S->top == NULL)
+			return -1;
+	}
+	if (S->hub && S->nt > lmax)
+		lmax = S->nt;
+	top = malloc((lmax + 1) * sizeof(uint32_t));
+	if (top == NULL)
+		return -1;
+	for (g = 0; g < S->ng; g++) {
+		int64_t mx = 0;
+
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			if (S->p[tnode(S, S->gtgt[i])] > mx)
+				mx = S->p[tnode(S, S->gtgt[i])];
+		S->p[hnode(S, (uint32_t)g)] = mx;
+	}
+	q0 = malloc((S->nt + 1) * sizeof(uint32_t));
+	if (q0 == NULL) {
+		free(top);
+		return -1;
+	}
+	memcpy(q0, S->q, S->nt * sizeof(uint32_t));
+	memset(S->in, 0, S->nt * sizeof(uint32_t));
+	memset(S->q, 0, S->nt * sizeof(uint32_t));
+	memset(S->fy, 0, S->nt * sizeof(uint32_t));
+	par_for(S, S->ns, src_part, &mark_greedy);
+	par_for(S, S->nt, used_part, S);	/* in[t] and the used lists */
 	if (S->hub)
 		for (g = 0; g < S->ng; g++) {
 			size_t rg = 0, ne = 0, b = S->gtoff[g], e = S->gtoff[g + 1];
@@ -1541,8 +1671,7 @@ static int init_flow(struct solver *S, int mark_greedy)
 		if (S->p[tnode(S, (uint32_t)t)] == S->p[S->y] && S->in[t] > d)
 			S->fy[t] = (S->in[t] < S->cap ? S->in[t] : S->cap) - d;
 	}
-	recount(S);
-	used_rebuild(S);
+	recount(S);	/* the used lists are used_part()'s */
 	ph_rebuild(S);
 	return 0;
 }
@@ -1843,6 +1972,7 @@ struct cs {
 	uint32_t *stk;
 	size_t nstk;
 	int dp_on;
+	double t_start;		/* seconds in cs_start(), all refines */
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
 	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
@@ -2357,6 +2487,27 @@ static void cs_bonuses(struct solver *S)
 	}
 }
 
+/* Targets lo..hi: their link heaps, filled from their used lists (in
+ * source order: the order lh_add() saw them in when sources were walked
+ * one by one) */
+static void lh_part(struct solver *S, void *ctx, size_t lo, size_t hi,
+		    size_t part)
+{
+	struct cs *C = ctx;
+	size_t t, i;
+
+	(void)part;
+	for (t = lo; t < hi; t++) {
+		C->hn[t].n = C->hn[t].ord = 0;
+		for (i = 0; i < S->nused[t]; i++) {
+			uint32_t pos = S->ulist[S->roff[t] + i];
+			uint32_t a = S->rarc[pos], s = S->rsrc[pos];
+
+			lh_add(S, C, (uint32_t)t, s, S->cost[a], a - S->off[s]);
+		}
+	}
+}
+
 /* The flow init_flow() makes from the current bonuses, its excesses and
  * the neighbour heaps. */
 static int cs_start(struct solver *S, struct cs *C)
@@ -2413,12 +2564,7 @@ static int cs_start(struct solver *S, struct cs *C)
 	}
 	/* what is left is Y's (init_flow balances every source) */
 	C->ex[S->y] = ey;
-	memset(C->hn, 0, S->nt * sizeof(*C->hn));
-	for (s = 0; s < S->ns; s++)
-		for (i = S->off[s]; i < S->off[s + 1]; i++)
-			if (S->fl[i] & 1)
-				lh_add(S, C, S->tg[i], (uint32_t)s,
-				       S->cost[i], i - S->off[s]);
+	par_for(S, S->nt, lh_part, C);
 	return C->oom ? -1 : 0;
 }
 
@@ -2426,10 +2572,12 @@ static int cs_start(struct solver *S, struct cs *C)
 static int cs_refine(struct solver *S, struct cs *C)
 {
 	size_t v;
+	double t0 = now_seconds();
 
 	C->ys.n = 0;
 	if (cs_start(S, C) < 0)
 		return -1;
+	C->t_start += now_seconds() - t0;
 	memset(C->inq, 0, S->nn);
 	C->head = C->n = 0;
 	C->dp_on = 0;
@@ -2501,6 +2649,8 @@ static int cost_scale(struct solver *S, int64_t eps0)
 		if (C.eps == 1)
 			break;
 	}
+	log_debug("assign: %.3f s of cost scaling in the restarts (%zu "
+		  "threads)", C.t_start, S->threads);
 	if (r < 0)
 		goto out;
 	if (r > 0)
@@ -3533,6 +3683,19 @@ void lb_assignment_release(struct lb_assignment *a)
  * marks the sources to make explicit and next[] gets this round's
  * bonuses, which start the next round; -1 error.
  */
+/* params.threads, 0 resolved to the online CPUs, capped */
+static size_t assign_threads(const struct lb_assign_params *p)
+{
+	size_t n = p->threads;
+
+	if (n == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		n = c > 0 ? (size_t)c : 1;
+	}
+	return n > LB_ASSIGN_MAX_THREADS ? LB_ASSIGN_MAX_THREADS : n;
+}
+
 static int solve_once(const struct lb_candidates *cand,
 		      const struct lb_assign_params *p, uint32_t cap,
 		      const uint8_t *xsrc, uint8_t *stuck, const int64_t *warm,
@@ -3561,6 +3724,7 @@ static int solve_once(const struct lb_candidates *cand,
 	S.nt = p->n_tgt;
 	S.cap = cap;
 	S.xsrc = xsrc;
+	S.threads = assign_threads(p);
 	S.rng = p->seed ^ 0x6c696e6b626f74ULL;
 	S.cost_r = weight_cost(LB_ASSIGN_RANDOM_WEIGHT);
 	if (build_groups(&S, p) < 0) {
@@ -3786,6 +3950,7 @@ static int solve_once(const struct lb_candidates *cand,
 out:
 	free(rt);
 	snap_free(&sn);
+	st->cpu_seconds += S.help_cpu;
 	solver_free(&S);
 	return rc;
 }
@@ -3802,6 +3967,7 @@ static int solve(const struct lb_candidates *cand,
 	uint8_t *xsrc = NULL, *stuck = NULL;
 	int64_t *warm = NULL;
 	size_t ns = cand->n_src, s, nx = 0, rounds = 0;
+	double help_cpu = 0;
 	int rc = -1, is_warm = p->warm != NULL;
 
 	xsrc = calloc(ns + 1, 1);
@@ -3825,6 +3991,7 @@ static int solve(const struct lb_candidates *cand,
 		rc = solve_once(cand, p, cap, nx ? xsrc : NULL, stuck,
 				is_warm || rounds > 0 ? warm : NULL, warm, out,
 				st, err);
+		help_cpu += st->cpu_seconds;
 		if (rc != 2)
 			break;
 		for (s = 0; s < ns; s++)
@@ -3842,6 +4009,7 @@ static int solve(const struct lb_candidates *cand,
 			goto out;
 		}
 	}
+	st->cpu_seconds = help_cpu;	/* the caller adds its own */
 	st->explicit_sources = nx;
 	st->rounds = rounds + 1;
 	st->warm = is_warm;
@@ -3858,7 +4026,7 @@ int assign_links(const struct lb_candidates *cand,
 {
 	struct lb_assign_stats st;
 	uint32_t cap = CAP_INF;
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -3883,6 +4051,8 @@ int assign_links(const struct lb_candidates *cand,
 		rc = solve(cand, p, CAP_INF, out, &st, err);
 	}
 	st.seconds = now_seconds() - t0;
+	st.cpu_seconds = cpu_seconds() - c0 + st.cpu_seconds;
+	st.threads = assign_threads(p);
 	if (stats != NULL)
 		*stats = st;
 	return rc < 0 ? -1 : 0;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linkbot/assign.h"
 #include "linkbot/cmd.h"
 #include "linkbot/log.h"
 #include "linkbot/pipeline.h"
@@ -41,6 +42,9 @@ static const struct opt_doc {
 	{ 'C', J_RUN | J_BUILD,
 		"      --cold            solve the assignment from scratch, not from the\n"
 		"                        last run's links and bonuses (bonus.tsv)\n" },
+	{ 'T', J_RUN | J_BUILD,
+		"      --assign-threads N  threads of the assignment solver (default: one\n"
+		"                        per CPU; the links are the same for every N)\n" },
 	{ 'n', J_PUBLISH, "      --dry-run         print what would change, change nothing\n" },
 	{ 'A', J_RUN | J_PUBLISH,
 		"      --allow-shrink    publish even when an endpoint would lose more than\n"
@@ -162,6 +166,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "allow-shrink", no_argument, NULL, 'A' },
 		{ "cold", no_argument, NULL, 'C' },
+		{ "assign-threads", required_argument, NULL, 'T' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "no-rate-limit", no_argument, NULL, 'R' },
@@ -225,6 +230,13 @@ static int run_job(const struct job *job, int argc, char **argv)
 		case 'n': ro.dry_run = 1; break;
 		case 'A': ro.allow_shrink = 1; break;
 		case 'C': ro.cold = 1; break;
+		case 'T':
+			if (parse_num(optarg, 1, LB_ASSIGN_MAX_THREADS, &x) < 0)
+				return bad_value(job, "--assign-threads",
+						 "a count from 1 to "
+						 LB_ASSIGN_MAX_THREADS_STR, optarg);
+			ro.assign_threads = (unsigned)x;
+			break;
 		case 'S':
 			if (parse_num(optarg, 0, INT64_MAX, &x) < 0)
 				return bad_value(job, "--seed",

@@ -560,6 +560,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	if (!opts->cold && ap.prev != NULL)
 		warm = previous_bonus(bpath, pages, &tgt);
 	ap.warm = warm;
+	ap.threads = opts->assign_threads;
 	memset(&st, 0, sizeof(st));
 	if (assign_links(&cand, &ap, &asg, &st, err) < 0)
 		goto out;
@@ -582,11 +583,13 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 			 st.churn, st.links, st.churn_sources, src.n);
 	else
 		snprintf(churn, sizeof(churn), "no last run");
-	log_info("%s/%s: assign %.2f s %s, objective %.3f, in-degree min %zu "
+	log_info("%s/%s: assign %.2f s %s (%.2f s CPU, %zu threads), "
+		 "objective %.3f, in-degree min %zu "
 		 "median %zu max %zu, %zu links lifted by the constraint on "
 		 "%zu pages, %zu random (%zu of them fillers scoring at or "
 		 "below random pairs, %.3f), %s, %s", job->client_id, job->id,
-		 st.seconds, st.warm ? "warm" : "cold", st.objective,
+		 st.seconds, st.warm ? "warm" : "cold", st.cpu_seconds,
+		 st.threads, st.objective,
 		 st.min_in, st.median_in, st.max_in, st.lifted,
 		 st.lifted_pages, st.random_links + fst.fillers, fst.fillers,
 		 (double)cand.random_floor, churn,

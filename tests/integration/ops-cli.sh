@@ -54,6 +54,8 @@ echo "== command lines"
 expect "--shard 1/2junk refused" 2 "--shard wants I/N" -- "$LINKBOT" build -c "$cfg" --shard 1/2junk
 expect "--shards -1 refused" 2 "--shards wants a count" -- "$LINKBOT" build -c "$cfg" --shards -1
 expect "--seed abc refused" 2 "--seed wants" -- "$LINKBOT" run -c "$cfg" --seed abc
+expect "--assign-threads 0 refused" 2 "--assign-threads wants a count from 1 to 8, not '0'" -- "$LINKBOT" build -c "$cfg" --assign-threads 0
+expect "--assign-threads on crawl refused" 2 "--assign-threads is not an option of 'linkbot crawl'" -- "$LINKBOT" crawl -c "$cfg" --assign-threads 2
 expect "--now abc refused" 2 "--now wants" -- "$LINKBOT" crawl -c "$cfg" --now abc
 expect "--store s3:/x refused" 2 "--store wants a directory or s3://" -- "$LINKBOT" publish -c "$cfg" --store s3:/x
 expect "an option of another subcommand refused" 2 "--dry-run is not an option of 'linkbot crawl'" -- "$LINKBOT" crawl -c "$cfg" --dry-run
@@ -108,7 +110,7 @@ expect "preview --workers 0 refused" 2 "--workers wants 'auto' or a count" -- ti
 expect "preview on port 99999 refused" 2 "port from 1 to 65535" -- timeout 10 "$LINKBOT" preview --store "$WORK" --listen 127.0.0.1:99999
 
 echo "== night 1: an endpoint with no page"
-"$LINKBOT" run -c "$cfg" --no-rate-limit --now $now > "$WORK/n1.log" 2>&1
+"$LINKBOT" run -c "$cfg" --no-rate-limit --assign-threads 2 --now $now > "$WORK/n1.log" 2>&1
 rc=$?
 check "the run exits 1 (an endpoint got no data)" test $rc -eq 1
 check "the log says why" grep -q "t/empty failed: no page of its source set is indexed" "$WORK/n1.log"
@@ -116,6 +118,8 @@ check "the empty endpoint is published pending (204 at the edge)" \
 	grep -q '"state":"pending"' "$WORK/public/t/empty/endpoint.json"
 check "the good endpoint is active" grep -q '"state":"active"' "$WORK/public/t/e/endpoint.json"
 check "30 answers published" test "$(ls "$WORK/public/t/e/pages" | wc -l)" -eq 30
+check "the assign line gives the solver's CPU seconds and threads" \
+	grep -qE "t/e: assign [0-9.]+ s cold \([0-9.]+ s CPU, 2 threads\)" "$WORK/n1.log"
 check "a summary line ends the run" grep -qE "run done with failures: 1 client\(s\), 1 endpoint\(s\) done, 1 failed, 1 project\(s\), [0-9.]+ s" "$WORK/n1.log"
 
 echo "== a project alone, by its uuid"

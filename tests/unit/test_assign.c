@@ -910,6 +910,104 @@ static void test_warm_start(void **state)
 	}
 }
 
+/*
+ * Threads (issue 17): the links, the bonuses and the figures are the
+ * same for threads = 1 and 2, bit for bit, on sites big enough that the
+ * parallel loops split (over 1,024 items) (hub mode, and dense mode with a high
+ * dense_limit), k = L and k < L, with previous links and a warm start.
+ */
+static int same_run(const struct lb_assignment *a,
+		    const struct lb_assign_stats *sa,
+		    const struct lb_assignment *b,
+		    const struct lb_assign_stats *sb)
+{
+	size_t i;
+
+	if (a->n_src != b->n_src || a->l != b->l || a->n_tgt != b->n_tgt)
+		return 0;
+	for (i = 0; i < a->n_src * a->l; i++)
+		if (a->links[i].target != b->links[i].target ||
+		    a->links[i].type != b->links[i].type ||
+		    memcmp(&a->links[i].score, &b->links[i].score,
+			   sizeof(float)) != 0)
+			return 0;
+	if (a->n_tgt > 0 &&
+	    memcmp(a->bonus, b->bonus, a->n_tgt * sizeof(double)) != 0)
+		return 0;
+	return memcmp(&sa->objective, &sb->objective, sizeof(double)) == 0 &&
+	       memcmp(&sa->model_objective, &sb->model_objective,
+		      sizeof(double)) == 0 &&
+	       sa->min_in == sb->min_in && sa->max_in == sb->max_in &&
+	       sa->lifted == sb->lifted && sa->random_links == sb->random_links &&
+	       sa->k_used == sb->k_used && sa->certified == sb->certified &&
+	       sa->churn == sb->churn && sa->augmentations == sb->augmentations &&
+	       sa->explicit_sources == sb->explicit_sources &&
+	       sa->rounds == sb->rounds;
+}
+
+static void test_threads_identical(void **state)
+{
+	size_t it, runs = getenv("SITE_SWEEP") ? 200u : 12u;
+
+	(void)state;
+	for (it = 0; it < runs; it++) {
+		struct inst in;
+		struct lb_assignment a = { 0 }, b = { 0 };
+		struct lb_assign_stats sa, sb;
+		struct lb_error err;
+		size_t n = 1100 + below(500), L = 4 + below(5), j;
+		uint32_t *prev = NULL;
+		double *warm = NULL;
+
+		site_make(&in, n, 10 + below(14), L, 2 + below(8));
+		in.p.seed = it;
+		if (it % 3 == 1)
+			in.p.min_in = L - 1 - below(2);
+		if (it % 4 == 3)
+			in.p.dense_limit = (size_t)1 << 30;	/* dense */
+		lb_error_init(&err);
+		if (it % 2 == 1) {
+			/* a night: yesterday's links and bonuses */
+			in.p.threads = 1;
+			assert_int_equal(assign_links(&in.c, &in.p, &a, &sa,
+						      &err), 0);
+			prev = malloc(n * L * sizeof(uint32_t));
+			warm = malloc(n * sizeof(double));
+			for (j = 0; j < n * L; j++)
+				prev[j] = a.links[j].target;
+			for (j = 0; j < n; j++)
+				warm[j] = j % 53 == 7 ? NAN : a.bonus[j];
+			lb_assignment_release(&a);
+			for (j = 5; j < n; j += 100)
+				in.c.target[j * in.c.m] =
+					(uint32_t)((j + 1 + below(n - 1)) % n);
+			in.p.prev = prev;
+			in.p.prev_l = L;
+			in.p.stability_bonus = 0.01;
+			in.p.warm = warm;
+		}
+		in.p.threads = 1;
+		assert_int_equal(assign_links(&in.c, &in.p, &a, &sa, &err), 0);
+		in.p.threads = 2;
+		assert_int_equal(assign_links(&in.c, &in.p, &b, &sb, &err), 0);
+		assert_int_equal(sa.threads, 1);
+		assert_int_equal(sb.threads, 2);
+		assert_true(sa.certified);
+		if (!same_run(&a, &sa, &b, &sb))
+			fail_msg("site %zu (n %zu, L %zu, k %zu): threads 1 and 2 "
+				 "differ: objective %.9f / %.9f, min in %zu / "
+				 "%zu", it, n, L, in.p.min_in, sa.objective,
+				 sb.objective, sa.min_in, sb.min_in);
+		lb_assignment_release(&a);
+		lb_assignment_release(&b);
+		in.p.prev = NULL;
+		in.p.warm = NULL;
+		free(prev);
+		free(warm);
+		inst_free(&in);
+	}
+}
+
 static void test_invalid(void **state)
 {
 	struct inst in;
@@ -974,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_site_k_equals_l),
 		cmocka_unit_test(test_site_hub_exact),
 		cmocka_unit_test(test_warm_start),
+		cmocka_unit_test(test_threads_identical),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_empty),
 	};
