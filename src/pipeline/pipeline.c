@@ -145,9 +145,10 @@ static void resolve_share(const struct lb_config *cfg,
 		if (!selected_client(sel, &cfg->clients[c]))
 			continue;
 		n++;
-		len += (size_t)snprintf(names + len, len < sizeof(names) ?
-					sizeof(names) - len : 0, "%s%s",
-					len ? ", " : "", cfg->clients[c].id);
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", len ? ", " : "",
+						cfg->clients[c].id);
 	}
 	if (len >= sizeof(names))
 		memcpy(names + sizeof(names) - 4, "...", 4);
