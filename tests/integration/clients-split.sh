@@ -26,6 +26,8 @@ N=3
 CLIENTS="alpha bravo charlie delta echo foxtrot golf"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/linkbot-split.XXXXXX")
 cleanup() { s3rver_stop; origin_stop; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
+# s3rver_start sets its own EXIT trap: start it first, then set ours
+s3rver_start lbtest || { rm -rf "$WORK"; exit 1; }
 trap cleanup EXIT
 FAILS=0
 check() { # what command...
@@ -69,7 +71,6 @@ PY
 printf '%s\n' 'index index.html; types { text/html html; application/xml xml; text/plain txt; }' \
 	'absolute_redirect off;' 'location / { try_files $uri $uri/ =404; }' > "$WORK/site.conf"
 origin_start "$site" "$WORK/site.conf" || exit 1
-s3rver_start lbtest || exit 1
 host=127.0.0.1:$ORIGIN_PORT
 
 config() { # STATE STORE: the one configuration, but for where the state goes
