@@ -38,6 +38,9 @@ struct lb_run_opts {
 	unsigned shard_i, shard_n;	/* build --shard i/n: candidates of one
 					   block of source rows, no assignment */
 	unsigned from_shards;	/* build --shards n: assign from n shard files */
+	unsigned clients_i, clients_n;	/* --clients i/n: only the clients of
+					   share i of n (pipeline_client_share);
+					   n = 0: every client */
 	int force;		/* crawl even if done today */
 	int cold;		/* build: assign from scratch, not from the last
 				 * run's bonuses (state/.../bonus.tsv) */
@@ -68,6 +71,13 @@ struct lb_run_stats {
 int pipeline_run(const struct lb_config *cfg, unsigned stages,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err);
+
+/*
+ * The share (0 .. n-1) of a client among n jobs: a consistent hash of its
+ * id alone (share.c says why), so adding a client never moves another.
+ * A project belongs to its client's share.
+ */
+unsigned pipeline_client_share(const char *client_id, unsigned n);
 
 /* state/<client>/<endpoint>/links.tsv; caller frees. */
 char *pipeline_links_path(const struct lb_config *cfg,

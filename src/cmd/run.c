@@ -31,6 +31,9 @@ static const struct opt_doc {
 	{ 'c', J_ALL, "  -c, --config FILE     configuration (default $LINKBOT_CONFIG or linkbot.yaml)\n" },
 	{ 'e', J_ALL, "  -e, --endpoint C[/E]  only client C, its endpoint E, or the project\n"
 		      "                        with that uuid\n" },
+	{ 'K', J_ALL, "      --clients I/N     only the clients of share I of N (0-based): N jobs\n"
+		      "                        split a night, each client in exactly one share\n"
+		      "                        (a hash of its id); with -e, their intersection\n" },
 	{ 's', J_RUN | J_PUBLISH | J_CRAWL,
 		      "  -s, --store DIR|s3://BUCKET/PREFIX   publish there instead\n" },
 	{ 'F', J_RUN | J_CRAWL, "      --force           crawl again even if done today\n" },
@@ -157,6 +160,7 @@ static int run_job(const struct job *job, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "endpoint", required_argument, NULL, 'e' },
+		{ "clients", required_argument, NULL, 'K' },
 		{ "store", required_argument, NULL, 's' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "urls", required_argument, NULL, 'U' },
@@ -211,6 +215,12 @@ static int run_job(const struct job *job, int argc, char **argv)
 						 "a directory or s3://BUCKET/PREFIX",
 						 optarg);
 			ro.store = optarg;
+			break;
+		case 'K':
+			if (parse_shard(optarg, &ro.clients_i, &ro.clients_n) < 0)
+				return bad_value(job, "--clients",
+						 "I/N with 0 <= I < N <= 100000",
+						 optarg);
 			break;
 		case 'F': ro.force = 1; break;
 		case 'U': ro.urls_file = optarg; break;

@@ -59,6 +59,7 @@ struct selection {
 	const struct lb_client *client;		/* NULL: every client */
 	const struct lb_endpoint *ep;		/* NULL: all of the client's */
 	const struct lb_project *project;	/* only this project */
+	unsigned share_i, share_n;		/* --clients: share_n 0 = all */
 };
 
 static int list_names(const struct lb_config *cfg, char *buf, size_t size)
@@ -119,7 +120,47 @@ static int resolve_selection(const struct lb_config *cfg, const char *what,
 static int selected_client(const struct selection *sel,
 			   const struct lb_client *cl)
 {
-	return sel->client == NULL || sel->client == cl;
+	return (sel->client == NULL || sel->client == cl) &&
+	       (sel->share_n == 0 ||
+		pipeline_client_share(cl->id, sel->share_n) == sel->share_i);
+}
+
+/*
+ * --clients I/N on top of --endpoint (the intersection): says which
+ * clients this job takes, or that it takes none (a job of N whose share
+ * is empty has nothing to do, and that is not a failure).
+ */
+static void resolve_share(const struct lb_config *cfg,
+			  const struct lb_run_opts *opts, struct selection *sel)
+{
+	char names[300];
+	size_t c, len = 0, n = 0;
+
+	if (opts->clients_n == 0)
+		return;
+	sel->share_i = opts->clients_i;
+	sel->share_n = opts->clients_n;
+	names[0] = '\0';
+	for (c = 0; c < cfg->n_clients; c++) {
+		if (!selected_client(sel, &cfg->clients[c]))
+			continue;
+		n++;
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", len ? ", " : "",
+						cfg->clients[c].id);
+	}
+	if (len >= sizeof(names))
+		memcpy(names + sizeof(names) - 4, "...", 4);
+	if (n == 0)
+		log_info("clients %u/%u: no client of '%s'%s%s%s falls in this "
+			 "share; nothing to do", sel->share_i, sel->share_n,
+			 cfg->path, opts->endpoint ? " (--endpoint " : "",
+			 opts->endpoint ? opts->endpoint : "",
+			 opts->endpoint ? ")" : "");
+	else
+		log_info("clients %u/%u: %zu of %zu client(s): %s",
+			 sel->share_i, sel->share_n, n, cfg->n_clients, names);
 }
 
 static int selected_endpoint(const struct selection *sel,
@@ -583,6 +624,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 	memset(stats, 0, sizeof(*stats));
 	if (resolve_selection(cfg, opts->endpoint, &sel, err) < 0)
 		return -1;
+	resolve_share(cfg, opts, &sel);
 	/* credentials before any crawl: one cheap request to each store */
 	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) &&
 	     (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
