@@ -1,11 +1,14 @@
 /*
- * pages.h - (internal to pipeline/) the live pages of one client loaded
- * from the corpus, and the source/target lists of an endpoint over them.
+ * pages.h - the live pages of one client loaded from the corpus
+ * (src/corpus/pages.c), and the source/target lists of an endpoint over
+ * them. The pipeline's build stage reads them; relate gets their texts
+ * through pages_text_source().
  */
-#ifndef LINKBOT_PIPELINE_PAGES_H
-#define LINKBOT_PIPELINE_PAGES_H
+#ifndef LINKBOT_PAGES_H
+#define LINKBOT_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "linkbot/config.h"
 #include "linkbot/corpus.h"
 #include "linkbot/doc.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "linkbot/render.h"
-#include "pages.h"
+#include "linkbot/pages.h"
 
 struct loader {
 	struct pages *p;

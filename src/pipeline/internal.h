@@ -7,7 +7,7 @@
 #include "linkbot/pipeline.h"
 #include "linkbot/report.h"
 #include "linkbot/store.h"
-#include "pages.h"
+#include "linkbot/pages.h"
 
 /*
  * One linking job: the sources and targets of an endpoint, or of a project
