@@ -15,6 +15,8 @@
 #include "linkbot/assign.h"
 #include "linkbot/fillers.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
+#include "linkbot/links.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
 #include "linkbot/render.h"
@@ -79,14 +81,6 @@ out:
 	free(out[0]);
 	free(out[1]);
 	return rc;
-}
-
-static int url_clean(const char *u)
-{
-	for (; *u != '\0'; u++)
-		if ((unsigned char)*u < 0x20)
-			return 0;
-	return 1;
 }
 
 /*
@@ -184,7 +178,7 @@ static uint32_t *previous_links(const char *path, const struct pages *pages,
 		c.prev[i] = LB_NO_TARGET;
 	lb_error_init(&rerr);
 	/* first run, or unreadable: no bonus */
-	if (pipeline_read_links(path, pages, l, prev_visit,
+	if (links_read(path, pages, l, prev_visit,
 				&c, &rerr) != 0) {
 		free(c.prev);
 		return NULL;
@@ -227,7 +221,7 @@ static double *previous_bonus(const char *path, const struct pages *pages,
 	for (i = 0; i < tgt->n; i++)
 		c.b[i] = NAN;
 	lb_error_init(&rerr);
-	if (pipeline_read_bonus(path, bonus_visit, &c, &rerr) != 0 ||
+	if (links_read_bonus(path, bonus_visit, &c, &rerr) != 0 ||
 	    c.found == 0) {
 		free(c.b);
 		return NULL;
@@ -320,42 +314,6 @@ void link_job_release(struct link_job *job)
 	job->links_path = NULL;
 }
 
-/* links.tsv: "source_url \t target_url \t type \t score", by source. */
-struct links_writer {
-	const struct page_list *src, *tgt;
-	const struct lb_assignment *asg;
-};
-
-static int links_writer(FILE *f, void *arg, struct lb_error *err)
-{
-	const struct links_writer *w = arg;
-	const struct lb_assignment *asg = w->asg;
-	size_t i, j;
-
-	(void)err;	/* write errors: the caller checks the stream */
-	fputs("# linkbot links: source_url\ttarget_url\ttype\tscore\n", f);
-	for (i = 0; i < asg->n_src; i++) {
-		const char *s = w->src->docs[i]->url;
-
-		if (!url_clean(s))
-			continue;
-		for (j = 0; j < asg->l; j++) {
-			const struct lb_link *lk = &asg->links[i * asg->l + j];
-
-			if (lk->target == LB_NO_TARGET)
-				break;
-			if (!url_clean(w->tgt->docs[lk->target]->url))
-				continue;
-			fprintf(f, "%s\t%s\t%s\t%.6f\n", s,
-				w->tgt->docs[lk->target]->url,
-				lk->type == LB_LINK_RANDOM ? "random" :
-							     "related",
-				lk->score);
-		}
-	}
-	return 0;
-}
-
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -438,7 +396,6 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
-	struct links_writer lw;
 	struct timespec t0;
 	double *warm = NULL;
 	char churn[160], bpath[4200];
@@ -556,7 +513,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 	ap.prev_l = ap.links;
 	ap.stability_bonus = ep->stability_bonus;
-	pipeline_bonus_path(bpath, sizeof(bpath), job->links_path);
+	layout_bonus_path(bpath, sizeof(bpath), job->links_path);
 	if (!opts->cold && ap.prev != NULL)
 		warm = previous_bonus(bpath, pages, &tgt);
 	ap.warm = warm;
@@ -606,14 +563,10 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		job->report->random_links += (long)fst.fillers;
 		job->report->fillers = (long)fst.fillers;
 	}
-	lw.src = &src;
-	lw.tgt = &tgt;
-	lw.asg = &asg;
-	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
-	    lb_file_write_stream(job->links_path, links_writer, &lw, err) < 0)
+	if (links_write(job->links_path, &src, &tgt, &asg, err) < 0)
 		goto out;
 	if (asg.bonus != NULL &&
-	    pipeline_write_bonus(bpath, &tgt, asg.bonus, asg.n_tgt, err) < 0)
+	    links_write_bonus(bpath, &tgt, asg.bonus, asg.n_tgt, err) < 0)
 		goto out;
 	rc = 0;
 out:
