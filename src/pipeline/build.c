@@ -24,6 +24,32 @@
 
 #define CANDIDATES_PER_SOURCE 32
 
+static void *reader_open(void *arg, struct lb_error *err)
+{
+	struct lb_corpus_reader *r;
+
+	return corpus_reader_open(arg, &r, err) < 0 ? NULL : r;
+}
+
+static int reader_get(void *reader, const struct lb_doc *doc, char **text,
+		      struct lb_error *err)
+{
+	return corpus_reader_text(reader, doc->url, text, err);
+}
+
+static void reader_close(void *reader)
+{
+	corpus_reader_free(reader);
+}
+
+/* The full texts of the pages for relate: one corpus reader per thread. */
+static struct lb_text_source pages_text_source(const struct pages *p)
+{
+	struct lb_text_source src = { reader_open, reader_get, reader_close,
+				      p->corpus };
+	return src;
+}
+
 /* Language group ids: the primary subtag, lower-cased ("en-US" -> "en"). */
 static int language_groups(const struct page_list *src,
 			   const struct page_list *tgt, uint32_t **lsrc,
