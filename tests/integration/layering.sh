@@ -44,9 +44,10 @@ libs=(
 	"openssl/:base edge publish relate store"
 	"glpk.h:"
 )
-# The nginx module compiles these in: they include nothing else of ours.
+# The nginx module compiles these in: they include nothing else of ours
+# (layout.h only for its LAYOUT_ names: layout.c is not compiled in).
 ngx_files="src/edge/answer.c src/base/pageid.c src/base/buf.c src/base/error.c"
-ngx_headers="answer pageid buf error"
+ngx_headers="answer pageid buf error layout"
 
 fail=0
 declare -A owner rank
