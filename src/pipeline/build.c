@@ -320,26 +320,6 @@ out:
 	return rc;
 }
 
-int link_job_endpoint(struct link_job *job, const struct lb_config *cfg,
-		      const struct lb_client *cl, const struct lb_endpoint *ep)
-{
-	memset(job, 0, sizeof(*job));
-	job->cfg = cfg;
-	job->client_id = cl->id;
-	job->id = ep->id;
-	job->source.set = ep->source->name;
-	job->target.set = ep->target->name;
-	job->ep = ep;
-	job->links_path = pipeline_links_path(cfg, cl, ep);
-	return job->links_path != NULL ? 0 : -1;
-}
-
-void link_job_release(struct link_job *job)
-{
-	free(job->links_path);
-	job->links_path = NULL;
-}
-
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;

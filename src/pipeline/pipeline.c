@@ -17,38 +17,6 @@
 #include "linkbot/render.h"
 #include "internal.h"
 
-char *pipeline_links_path(const struct lb_config *cfg,
-			  const struct lb_client *cl,
-			  const struct lb_endpoint *ep)
-{
-	char rel[300];
-
-	if (layout_links_path(rel, sizeof(rel), cl->id, ep->id) < 0)
-		return NULL;
-	return lb_path_join(cfg->state_dir, rel);
-}
-
-uint64_t pipeline_seed(const struct lb_run_opts *opts, const char *client,
-		       const char *endpoint)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-	time_t now = opts->now ? opts->now : time(NULL);
-	const char *parts[2] = { client, endpoint };
-	size_t i;
-
-	h ^= opts->have_seed ? opts->seed : (uint64_t)(now / 86400);
-	for (i = 0; i < 2; i++) {
-		const char *s;
-		for (s = parts[i]; *s != '\0'; s++) {
-			h ^= (unsigned char)*s;
-			h *= 1099511628211ULL;
-		}
-		h ^= '/';
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /*
  * What --endpoint selects: nothing given (everything), a client, one
  * endpoint of a client, or one project (by its uuid). Resolved once, before
