@@ -40,7 +40,8 @@ EDGE_MOD := $(BUILD)/ngx_http_linkbot_module.so
 EDGE_MOD_SRC := src/edge/nginx/ngx_http_linkbot_module.c src/edge/nginx/config \
             src/edge/nginx/build src/edge/answer.c src/base/pageid.c \
             src/base/buf.c src/base/error.c include/linkbot/answer.h \
-            include/linkbot/pageid.h include/linkbot/buf.h include/linkbot/error.h
+            include/linkbot/pageid.h include/linkbot/buf.h include/linkbot/error.h \
+            include/linkbot/layout.h
 
 .SECONDARY:
 .PHONY: all test unit-test edge-test integration-test demo bench fuzz clean deps

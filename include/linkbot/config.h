@@ -34,7 +34,7 @@ struct lb_url_source {
 	int line;
 };
 
-/* A named set of pages: URL patterns, see crawl/urlpattern.h. */
+/* A named set of pages: URL patterns, see urlpattern.h (config/urlpattern.c). */
 struct lb_set {
 	char *name;
 	struct lb_strlist patterns;

@@ -143,7 +143,7 @@ int corpus_run_forced(const struct lb_corpus *c);
 
 /*
  * The corpus between CI runs, in the state store under _state/<client>/
- * corpus.sqlite (src/crawl/corpus_sync.c). corpus_pull() before
+ * corpus.sqlite (src/corpus/corpus_sync.c). corpus_pull() before
  * corpus_open(): downloads it unless a local corpus exists (nothing stored
  * yet is fine). corpus_push() after corpus_free(): uploads the file.
  */

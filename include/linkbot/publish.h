@@ -21,7 +21,12 @@
 #define LINKBOT_PUBLISH_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "linkbot/config.h"
 #include "linkbot/error.h"
+#include "linkbot/pages.h"
+#include "linkbot/report.h"
 #include "linkbot/store.h"
 
 struct lb_publish;
@@ -65,5 +70,44 @@ int publish_keep_updated(struct lb_store *st, const char *key,
 /* gzip data (deterministic: no name, no time); *out owned by caller. */
 int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	    struct lb_error *err);
+
+/*
+ * Publishing an endpoint or a project (src/publish/endpoint.c, project.c):
+ * what publish needs of a run, and nothing of its options. The pipeline
+ * fills one job per endpoint (or project) and calls:
+ *
+ *   publish_endpoint()  renders each source page's answer from links_path
+ *                       (links.h) and the pages, the random pool, then the
+ *                       descriptor and the directory store's markers last
+ *                       (docs/store.md); no links yet: published pending.
+ *   publish_pending()   an endpoint without data tonight: its published
+ *                       answers stay; one that never had any is published
+ *                       pending (the edge answers 204).
+ *   publish_project_answers()  every module's links (read from
+ *                       layout_module_links_path() under state_dir) as the
+ *                       module maps of a project (SPEC 2.5).
+ *
+ * Everything the job points to is borrowed. rep (may be NULL) gets the
+ * endpoint's publish figures and outcome.
+ */
+struct lb_publish_job {
+	const struct lb_client *cl;
+	const struct lb_endpoint *ep;	/* endpoint and pending */
+	const struct lb_project *pr;	/* project */
+	const struct pages *pages;
+	const char *links_path;		/* endpoint: its links.tsv */
+	const char *state_dir;		/* project: where its modules' links are */
+	struct lb_store *store;
+	time_t now;			/* the descriptors' "updated" */
+	uint64_t seed;			/* the random pool's sample */
+	int dry_run;			/* only say what would change */
+	int allow_shrink;		/* ignore the endpoint's max_shrink */
+	struct lb_report_endpoint *rep;
+};
+
+int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err);
+int publish_pending(const struct lb_publish_job *job, struct lb_error *err);
+int publish_project_answers(const struct lb_publish_job *job,
+			    struct lb_error *err);
 
 #endif

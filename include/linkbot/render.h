@@ -75,20 +75,13 @@ struct lb_render_module {
  * The module map of a Project page: {"<module id>": {"from", "to",
  * "links": [{url, title, description, image_url}, ...]}, ...}, keys
  * sorted. A module whose `from` does not match self's url_path is left
- * out (see render_module_matches); an empty map is "{}". Missing
+ * out (see urlpattern_path_under); an empty map is "{}". Missing
  * description and image_url are written as "" (SPEC 2.5 types them as
  * strings). Self links and duplicates are dropped per module.
  */
 char *render_module_map(const struct lb_doc *self,
 			const struct lb_render_module *mods, size_t n,
 			struct lb_error *err);
-
-/*
- * 1 if path (a URL path, no query) lies under prefix on a segment
- * boundary: "/blog" matches "/blog" and "/blog/a", not "/blogger".
- * The prefix "/" or "" matches every path.
- */
-int render_module_matches(const char *prefix, const char *path);
 
 /*
  * The clean form of a string as rendered (see above); max_chars 0 = no

@@ -63,6 +63,14 @@ int urlset_match(const struct lb_urlset *s, const char *url);
  * URL's host is one the set names (the crawler's off-site check). */
 int urlset_match_hosted(const struct lb_urlset *s, const char *url);
 
+/*
+ * 1 if path (a URL path, no query) lies under prefix on a segment
+ * boundary: "/blog" matches "/blog" and "/blog/a", not "/blogger".
+ * The prefix "/" or "" matches every path. (A project module's `from`
+ * and `to`: which pages it links, and which answers show it.)
+ */
+int urlpattern_path_under(const char *prefix, const char *path);
+
 /* 1 if the pattern syntax is valid (config validation); fills err if not. */
 int urlpattern_valid(const char *pattern, struct lb_error *err);
 

@@ -17,6 +17,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/cmd.h"
 #include "linkbot/gz.h"
+#include "linkbot/layout.h"
 #include "linkbot/store.h"
 
 #define LOOKUP_MAX_OBJECT ((size_t)16 << 20)
@@ -137,12 +138,12 @@ static int build_target(struct reader *rd, const char *endpoint,
 	size_t len, i;
 	int enterprise = 0;
 
-	if (strncmp(endpoint, "_projects/", 10) == 0) {
+	if (strncmp(endpoint, LAYOUT_PROJECTS, strlen(LAYOUT_PROJECTS)) == 0) {
 		if (lb_buf_printf(t, err, "/api/il/related-links/%s?url=",
-				  endpoint + 10) < 0)
+				  endpoint + strlen(LAYOUT_PROJECTS)) < 0)
 			return -1;
 	} else {
-		snprintf(key, sizeof(key), "%s/endpoint.json", endpoint);
+		layout_key(key, sizeof(key), endpoint, LAYOUT_DESCRIPTOR);
 		if (read_object(rd, key, &desc, &len) == LB_OBJECT_OK) {
 			cJSON *o = cJSON_ParseWithLength(desc, len);
 			enterprise = cJSON_IsString(cJSON_GetObjectItem(o,

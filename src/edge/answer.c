@@ -20,6 +20,7 @@
 #include <openssl/sha.h>
 
 #include "linkbot/answer.h"
+#include "linkbot/layout.h"
 
 #define DAY "public, max-age=86400"
 /* Project answers need a key: no shared cache may give them to others. */
@@ -395,10 +396,10 @@ static int match_route(const char *p, size_t n, struct lb_edge_route *rt)
 		char *b = rt->base;
 		size_t cl = strlen(rt->client), el = strlen(rt->endpoint);
 		const char *dk = rt->variant == LB_EDGE_PROJECT ?
-					 "project.json" : "endpoint.json";
+					 LAYOUT_PROJECT : LAYOUT_DESCRIPTOR;
 		if (rt->variant == LB_EDGE_PROJECT) {
-			memcpy(b, "_projects/", 10);
-			b += 10;
+			memcpy(b, LAYOUT_PROJECTS, sizeof(LAYOUT_PROJECTS) - 1);
+			b += sizeof(LAYOUT_PROJECTS) - 1;
 		} else {
 			memcpy(b, rt->client, cl);
 			b += cl;
@@ -910,9 +911,9 @@ int edge_decide(const struct lb_edge_request *req,
 	if (rc != 0)
 		return 1;
 	edge_page_id(d->key, strlen(d->key), d->id);
-	snprintf(d->page_key, sizeof(d->page_key), "%spages/%s.json",
+	snprintf(d->page_key, sizeof(d->page_key), "%s" LAYOUT_PAGES "%s.json",
 		 rt->base, d->id);
-	snprintf(d->pool_key, sizeof(d->pool_key), "%srandom.json", rt->base);
+	snprintf(d->pool_key, sizeof(d->pool_key), "%s" LAYOUT_POOL, rt->base);
 	d->is_page = 1;
 	return 0;
 }

@@ -27,6 +27,7 @@
  * Written in a plain JavaScript subset (no classes, no spread), as
  * pageid.js.
  */
+import layout from './layout.js';
 import pageid from './pageid.js';
 
 var SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -211,12 +212,12 @@ function decideProject(req, r, store) {
         return { response: unauthorized(
             'an Authorization: Bearer <API key> header is required') };
     var u = urlError(req);
-    var base = '_projects/' + r.project + '/';
-    return then(store.json(base + 'project.json'), function (proj) {
+    var folder = layout.projectFolder(r.project), base = folder + '/';
+    return then(store.json(layout.key(folder, layout.PROJECT)), function (proj) {
         if (proj === null)
             return { response: error(404, 'no such project') };
         if (!isObject(proj))
-            throw new Error('project.json is not an object');
+            throw new Error(layout.PROJECT + ' is not an object');
         if (proj.state === 'disabled')
             return { response: error(404, 'no such project') };
         var hashes = Array.isArray(proj.key_sha256) ? proj.key_sha256 : [];
@@ -237,7 +238,7 @@ function decideProject(req, r, store) {
             return { response: pending() };
         var id = pageid.idOfKey(n.key, store.sha256hex);
         return {
-            page: base + 'pages/' + id + '.json',
+            page: layout.pageKey(folder, id),
             ctx: {
                 variant: 'project', project: r.project, id: id, key: n.key,
                 host: n.host, raw: u.url, base: base
@@ -247,12 +248,12 @@ function decideProject(req, r, store) {
 }
 
 function decideEndpoint(req, r, store) {
-    var base = r.client + '/' + r.endpoint + '/';
-    return then(store.json(base + 'endpoint.json'), function (ep) {
+    var folder = layout.endpointFolder(r.client, r.endpoint), base = folder + '/';
+    return then(store.json(layout.key(folder, layout.DESCRIPTOR)), function (ep) {
         if (ep === null)
             return { response: error(404, 'no such endpoint') };
         if (!isObject(ep))
-            throw new Error('endpoint.json is not an object');
+            throw new Error(layout.DESCRIPTOR + ' is not an object');
         var variant = ep.variant === undefined ? 'standard' : ep.variant;
         if (variant !== r.variant || ep.state === 'disabled')
             return { response: error(404, 'no such endpoint') };
@@ -270,7 +271,7 @@ function decideEndpoint(req, r, store) {
         var links = typeof ep.links === 'number' && ep.links >= 0 ?
             Math.floor(ep.links) : 8;
         return {
-            page: base + 'pages/' + id + '.json',
+            page: layout.pageKey(folder, id),
             ctx: {
                 variant: r.variant, client: r.client, endpoint: r.endpoint,
                 id: id, key: n.key, host: n.host, raw: u.url, base: base,
@@ -376,7 +377,7 @@ function miss(ctx, store, rand) {
             message: 'page not indexed yet: no links until it is crawled',
             related_links: []
         });
-    return then(store.json(ctx.base + 'random.json'), function (pool) {
+    return then(store.json(ctx.base + layout.POOL), function (pool) {
         var links = pool !== null && isObject(pool) &&
             Array.isArray(pool.links) ? pool.links : [];
         return json(200, {

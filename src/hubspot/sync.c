@@ -39,6 +39,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/gz.h"
 #include "linkbot/hubspot.h"
+#include "linkbot/layout.h"
 #include "linkbot/log.h"
 #include "linkbot/pageid.h"
 #include "client.h"
@@ -602,13 +603,13 @@ static int build_indexes(struct sync *s, struct lb_error *err)
 static int read_answer(struct sync *s, const struct post *p, cJSON **out,
 		       struct lb_error *err)
 {
-	char key[300], *data = NULL, *text = NULL;
+	char folder[200], key[300], *data = NULL, *text = NULL;
 	size_t len = 0;
 	struct lb_error e;
 
 	*out = NULL;
-	snprintf(key, sizeof(key), "%s/%s/pages/%s.json", s->cl->id,
-		 s->ep->id, p->pid);
+	layout_endpoint_folder(folder, sizeof(folder), s->cl->id, s->ep->id);
+	layout_page_key(key, sizeof(key), folder, p->pid);
 	lb_error_init(&e);
 	if (store_get(s->store, key, &data, &len, &e) < 0) {
 		if (e.code == LB_ENOTFOUND)
@@ -990,14 +991,15 @@ out:
 /* Is the endpoint active in the store (endpoint.json), so answers count? */
 static int endpoint_active(struct sync *s, struct lb_error *err)
 {
-	char key[300], *data = NULL;
+	char folder[200], key[300], *data = NULL;
 	size_t len = 0;
 	cJSON *d;
 	struct lb_error e;
 	const char *state;
 	int active;
 
-	snprintf(key, sizeof(key), "%s/%s/endpoint.json", s->cl->id, s->ep->id);
+	layout_endpoint_folder(folder, sizeof(folder), s->cl->id, s->ep->id);
+	layout_key(key, sizeof(key), folder, LAYOUT_DESCRIPTOR);
 	lb_error_init(&e);
 	if (store_get(s->store, key, &data, &len, &e) < 0) {
 		if (e.code == LB_ENOTFOUND)

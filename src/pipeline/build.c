@@ -15,12 +15,40 @@
 #include "linkbot/assign.h"
 #include "linkbot/fillers.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
+#include "linkbot/links.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
 #include "linkbot/render.h"
 #include "internal.h"
 
 #define CANDIDATES_PER_SOURCE 32
+
+static void *reader_open(void *arg, struct lb_error *err)
+{
+	struct lb_corpus_reader *r;
+
+	return corpus_reader_open(arg, &r, err) < 0 ? NULL : r;
+}
+
+static int reader_get(void *reader, const struct lb_doc *doc, char **text,
+		      struct lb_error *err)
+{
+	return corpus_reader_text(reader, doc->url, text, err);
+}
+
+static void reader_close(void *reader)
+{
+	corpus_reader_free(reader);
+}
+
+/* The full texts of the pages for relate: one corpus reader per thread. */
+static struct lb_text_source pages_text_source(const struct pages *p)
+{
+	struct lb_text_source src = { reader_open, reader_get, reader_close,
+				      p->corpus };
+	return src;
+}
 
 /* Language group ids: the primary subtag, lower-cased ("en-US" -> "en"). */
 static int language_groups(const struct page_list *src,
@@ -79,14 +107,6 @@ out:
 	free(out[0]);
 	free(out[1]);
 	return rc;
-}
-
-static int url_clean(const char *u)
-{
-	for (; *u != '\0'; u++)
-		if ((unsigned char)*u < 0x20)
-			return 0;
-	return 1;
 }
 
 /*
@@ -184,7 +204,7 @@ static uint32_t *previous_links(const char *path, const struct pages *pages,
 		c.prev[i] = LB_NO_TARGET;
 	lb_error_init(&rerr);
 	/* first run, or unreadable: no bonus */
-	if (pipeline_read_links(path, pages, l, prev_visit,
+	if (links_read(path, pages, l, prev_visit,
 				&c, &rerr) != 0) {
 		free(c.prev);
 		return NULL;
@@ -227,7 +247,7 @@ static double *previous_bonus(const char *path, const struct pages *pages,
 	for (i = 0; i < tgt->n; i++)
 		c.b[i] = NAN;
 	lb_error_init(&rerr);
-	if (pipeline_read_bonus(path, bonus_visit, &c, &rerr) != 0 ||
+	if (links_read_bonus(path, bonus_visit, &c, &rerr) != 0 ||
 	    c.found == 0) {
 		free(c.b);
 		return NULL;
@@ -298,62 +318,6 @@ out:
 	free(path);
 	free(paths);
 	return rc;
-}
-
-int link_job_endpoint(struct link_job *job, const struct lb_config *cfg,
-		      const struct lb_client *cl, const struct lb_endpoint *ep)
-{
-	memset(job, 0, sizeof(*job));
-	job->cfg = cfg;
-	job->client_id = cl->id;
-	job->id = ep->id;
-	job->source.set = ep->source->name;
-	job->target.set = ep->target->name;
-	job->ep = ep;
-	job->links_path = pipeline_links_path(cfg, cl, ep);
-	return job->links_path != NULL ? 0 : -1;
-}
-
-void link_job_release(struct link_job *job)
-{
-	free(job->links_path);
-	job->links_path = NULL;
-}
-
-/* links.tsv: "source_url \t target_url \t type \t score", by source. */
-struct links_writer {
-	const struct page_list *src, *tgt;
-	const struct lb_assignment *asg;
-};
-
-static int links_writer(FILE *f, void *arg, struct lb_error *err)
-{
-	const struct links_writer *w = arg;
-	const struct lb_assignment *asg = w->asg;
-	size_t i, j;
-
-	(void)err;	/* write errors: the caller checks the stream */
-	fputs("# linkbot links: source_url\ttarget_url\ttype\tscore\n", f);
-	for (i = 0; i < asg->n_src; i++) {
-		const char *s = w->src->docs[i]->url;
-
-		if (!url_clean(s))
-			continue;
-		for (j = 0; j < asg->l; j++) {
-			const struct lb_link *lk = &asg->links[i * asg->l + j];
-
-			if (lk->target == LB_NO_TARGET)
-				break;
-			if (!url_clean(w->tgt->docs[lk->target]->url))
-				continue;
-			fprintf(f, "%s\t%s\t%s\t%.6f\n", s,
-				w->tgt->docs[lk->target]->url,
-				lk->type == LB_LINK_RANDOM ? "random" :
-							     "related",
-				lk->score);
-		}
-	}
-	return 0;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -438,7 +402,6 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	struct lb_assign_params ap;
 	uint32_t *lsrc = NULL, *ltgt = NULL;
 	long *self = NULL;
-	struct links_writer lw;
 	struct timespec t0;
 	double *warm = NULL;
 	char churn[160], bpath[4200];
@@ -556,7 +519,7 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		goto out;
 	ap.prev_l = ap.links;
 	ap.stability_bonus = ep->stability_bonus;
-	pipeline_bonus_path(bpath, sizeof(bpath), job->links_path);
+	layout_bonus_path(bpath, sizeof(bpath), job->links_path);
 	if (!opts->cold && ap.prev != NULL)
 		warm = previous_bonus(bpath, pages, &tgt);
 	ap.warm = warm;
@@ -609,14 +572,10 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		job->report->random_links += (long)fst.fillers;
 		job->report->fillers = (long)fst.fillers;
 	}
-	lw.src = &src;
-	lw.tgt = &tgt;
-	lw.asg = &asg;
-	if (lb_mkdirs_parent(job->links_path, err) < 0 ||
-	    lb_file_write_stream(job->links_path, links_writer, &lw, err) < 0)
+	if (links_write(job->links_path, &src, &tgt, &asg, err) < 0)
 		goto out;
 	if (asg.bonus != NULL &&
-	    pipeline_write_bonus(bpath, &tgt, asg.bonus, asg.n_tgt, err) < 0)
+	    links_write_bonus(bpath, &tgt, asg.bonus, asg.n_tgt, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -11,43 +11,11 @@
 #include "linkbot/crawl.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/hubspot.h"
+#include "linkbot/layout.h"
 #include "linkbot/log.h"
+#include "linkbot/publish.h"
 #include "linkbot/render.h"
 #include "internal.h"
-
-char *pipeline_links_path(const struct lb_config *cfg,
-			  const struct lb_client *cl,
-			  const struct lb_endpoint *ep)
-{
-	size_t n = strlen(cfg->state_dir) + strlen(cl->id) + strlen(ep->id) + 16;
-	char *p = malloc(n);
-
-	if (p != NULL)
-		snprintf(p, n, "%s/%s/%s/links.tsv", cfg->state_dir, cl->id,
-			 ep->id);
-	return p;
-}
-
-uint64_t pipeline_seed(const struct lb_run_opts *opts, const char *client,
-		       const char *endpoint)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-	time_t now = opts->now ? opts->now : time(NULL);
-	const char *parts[2] = { client, endpoint };
-	size_t i;
-
-	h ^= opts->have_seed ? opts->seed : (uint64_t)(now / 86400);
-	for (i = 0; i < 2; i++) {
-		const char *s;
-		for (s = parts[i]; *s != '\0'; s++) {
-			h ^= (unsigned char)*s;
-			h *= 1099511628211ULL;
-		}
-		h ^= '/';
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 /*
  * What --endpoint selects: nothing given (everything), a client, one
@@ -324,16 +292,43 @@ static int build_one(struct client_run *r, const struct lb_endpoint *ep,
 	return rc;
 }
 
+/*
+ * What publish needs of one endpoint (or, with ep NULL, of a project)
+ * tonight: the run's clock, seed and dry run, never the options.
+ */
+static void publish_job(struct lb_publish_job *pj, const struct client_run *r,
+			const struct lb_endpoint *ep, const char *links_path,
+			struct lb_report_endpoint *rep)
+{
+	memset(pj, 0, sizeof(*pj));
+	pj->cl = r->cl;
+	pj->ep = ep;
+	pj->pages = &r->pages;
+	pj->links_path = links_path;
+	pj->store = r->store;
+	pj->now = r->opts->now ? r->opts->now : time(NULL);
+	if (ep != NULL)
+		pj->seed = pipeline_seed(r->opts, r->cl->id, ep->id) ^ 0x5eed;
+	pj->dry_run = r->opts->dry_run;
+	pj->allow_shrink = r->opts->allow_shrink;
+	pj->rep = rep;
+}
+
 static int publish_one(struct client_run *r, const struct lb_endpoint *ep,
 		       struct lb_error *err)
 {
 	struct lb_report_endpoint *rep = ep_report(r, ep);
+	struct lb_publish_job pj;
 	struct timespec t0;
+	char *links;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = pipeline_publish_endpoint(r->cfg, r->cl, ep, &r->pages, r->store,
-				       r->opts, rep, err);
+	if ((links = pipeline_links_path(r->cfg, r->cl, ep)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	publish_job(&pj, r, ep, links, rep);
+	rc = publish_endpoint(&pj, err);
+	free(links);
 	if (rep != NULL)
 		rep->publish_seconds = seconds_since(&t0);
 	return rc;
@@ -363,9 +358,10 @@ static int each_endpoint(struct client_run *r, endpoint_fn fn,
 			continue;
 		lb_error_init(&eerr);
 		if (r->nodata_endpoints & bit) {
-			if (fn == publish_one &&
-			    pipeline_publish_pending(r->cl, ep, r->store,
-						     r->opts, &eerr) < 0)
+			struct lb_publish_job pj;
+
+			publish_job(&pj, r, ep, NULL, NULL);
+			if (fn == publish_one && publish_pending(&pj, &eerr) < 0)
 				goto failed;
 			continue;
 		}
@@ -406,8 +402,12 @@ static int build_project(struct client_run *r, const struct lb_project *pr,
 static int publish_project(struct client_run *r, const struct lb_project *pr,
 			   struct lb_error *err)
 {
-	return pipeline_publish_project(r->cfg, pr, &r->pages, r->store,
-					r->opts, err);
+	struct lb_publish_job pj;
+
+	publish_job(&pj, r, NULL, NULL, NULL);
+	pj.pr = pr;
+	pj.state_dir = r->cfg->state_dir;
+	return publish_project_answers(&pj, err);
 }
 
 /* Runs fn on the client's projects (when the whole client is selected). */
@@ -586,7 +586,7 @@ static int state_links(struct client_run *r, struct lb_store *ss, int push,
 
 		if (!selected_endpoint(r->sel, ep))
 			continue;
-		snprintf(rel, sizeof(rel), "%s/%s/links.tsv", r->cl->id, ep->id);
+		layout_links_path(rel, sizeof(rel), r->cl->id, ep->id);
 		if ((push ? state_file_push(ss, r->cfg->state_dir, rel, err) :
 			    state_file_pull(ss, r->cfg->state_dir, rel, err)) < 0)
 			return -1;

@@ -48,6 +48,7 @@
 #include <zlib.h>
 
 #include "linkbot/buf.h"
+#include "linkbot/layout.h"
 #include "linkbot/log.h"
 #include "linkbot/publish.h"
 
@@ -161,7 +162,7 @@ int publish_add(struct lb_publish *p, const char *key, const void *data,
 	struct pub_obj *o;
 	int nomem = 0;
 
-	if (key == NULL || *key == '\0' || strcmp(key, "manifest.json") == 0)
+	if (key == NULL || *key == '\0' || strcmp(key, LAYOUT_MANIFEST) == 0)
 		return lb_error_set(err, LB_EINVALID,
 				    "'%s' cannot be published as an object",
 				    key ? key : "");
@@ -293,7 +294,7 @@ static int read_manifest(struct lb_publish *p, struct lb_store *st,
 	int rc = -1;
 
 	lb_error_init(&gerr);
-	if ((key = folder_key(p, "manifest.json")) == NULL)
+	if ((key = folder_key(p, LAYOUT_MANIFEST)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	if (store_get(st, key, &text, &len, &gerr) < 0) {
 		struct list_ctx c;
@@ -305,12 +306,12 @@ static int read_manifest(struct lb_publish *p, struct lb_store *st,
 				     gerr.msg);
 			goto out;
 		}
-		if ((prefix = folder_key(p, "pages/")) == NULL) {
+		if ((prefix = folder_key(p, LAYOUT_PAGES)) == NULL) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
 		c.m = m;
-		c.skip = strlen(prefix) - strlen("pages/");
+		c.skip = strlen(prefix) - strlen(LAYOUT_PAGES);
 		c.err = err;
 		rc = store_list(st, prefix, on_listed, &c, err);
 		free(prefix);
@@ -423,7 +424,7 @@ static int write_manifest(struct lb_publish *p, struct lb_store *st,
 	}
 	if (lb_buf_adds(&b, first ? "}}\n" : "\n}}\n", err) < 0)
 		goto out;
-	if ((key = folder_key(p, "manifest.json")) == NULL) {
+	if ((key = folder_key(p, LAYOUT_MANIFEST)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/pageid.h"
 #include "linkbot/render.h"
+#include "linkbot/urlpattern.h"
 #include "linkbot/utf8.h"
 
 #define OTHER_MAX 2048		/* characters of any other string field */
@@ -513,21 +514,6 @@ char *render_envelope(const struct lb_endpoint *ep,
 	return render_answer(ep, NULL, links, n, err);
 }
 
-int render_module_matches(const char *prefix, const char *path)
-{
-	size_t n;
-
-	if (prefix == NULL || path == NULL)
-		return 0;
-	n = strlen(prefix);
-	while (n > 0 && prefix[n - 1] == '/')
-		n--;		/* "/blog/" is "/blog"; "/" is "" */
-	if (n == 0)
-		return 1;
-	return strncmp(prefix, path, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 static int cmp_module(const void *a, const void *b)
 {
 	const struct lb_render_module *x = *(const struct lb_render_module *const *)a;
@@ -597,7 +583,7 @@ char *render_module_map(const struct lb_doc *self,
 	}
 	for (i = 0; i < n; i++)
 		if (path != NULL && mods[i].module != NULL &&
-		    render_module_matches(mods[i].module->from, path))
+		    urlpattern_path_under(mods[i].module->from, path))
 			order[m++] = &mods[i];
 	if (m > 1)
 		qsort(order, m, sizeof(*order), cmp_module);

@@ -313,19 +313,6 @@ static void test_deterministic(void **state)
 	lb_doc_release(&b);
 }
 
-static void test_module_matches(void **state)
-{
-	(void)state;
-	assert_true(render_module_matches("/blog", "/blog"));
-	assert_true(render_module_matches("/blog", "/blog/a"));
-	assert_true(render_module_matches("/blog/", "/blog/a"));
-	assert_false(render_module_matches("/blog", "/blogger"));
-	assert_false(render_module_matches("/blog/a", "/blog"));
-	assert_true(render_module_matches("/", "/anything"));
-	assert_true(render_module_matches("", "/"));
-	assert_false(render_module_matches(NULL, "/x"));
-}
-
 static void test_module_map(void **state)
 {
 	struct lb_module m_shop = { "z-shop", "/blog", "/shop", 4, 0 };
@@ -396,7 +383,6 @@ int main(void)
 		cmocka_unit_test(test_clean_text),
 		cmocka_unit_test(test_enterprise),
 		cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_module_matches),
 		cmocka_unit_test(test_module_map),
 	};
 

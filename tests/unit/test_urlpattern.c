@@ -234,6 +234,19 @@ static void test_linear(void **state)
 	urlset_free(s);
 }
 
+static void test_path_under(void **state)
+{
+	(void)state;
+	assert_true(urlpattern_path_under("/blog", "/blog"));
+	assert_true(urlpattern_path_under("/blog", "/blog/a"));
+	assert_true(urlpattern_path_under("/blog/", "/blog/a"));
+	assert_false(urlpattern_path_under("/blog", "/blogger"));
+	assert_false(urlpattern_path_under("/blog/a", "/blog"));
+	assert_true(urlpattern_path_under("/", "/anything"));
+	assert_true(urlpattern_path_under("", "/"));
+	assert_false(urlpattern_path_under(NULL, "/x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_linear),
+		cmocka_unit_test(test_path_under),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
- * links.c - reading back links.tsv, the record between build and publish:
- * "source_url \t target_url \t type \t score" lines, grouped by source.
+ * links.c - links.tsv, the record between build and publish, and bonus.tsv:
+ * the one writer and the one reader (the format: links.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,62 @@
 
 #include "linkbot/fsutil.h"
 #include "linkbot/render.h"
-#include "internal.h"
+#include "linkbot/links.h"
+
+/* A URL that fits on a line of its own. */
+static int url_clean(const char *u)
+{
+	for (; *u != '\0'; u++)
+		if ((unsigned char)*u < 0x20)
+			return 0;
+	return 1;
+}
+
+struct links_writer {
+	const struct page_list *src, *tgt;
+	const struct lb_assignment *asg;
+};
+
+static int links_writer(FILE *f, void *arg, struct lb_error *err)
+{
+	const struct links_writer *w = arg;
+	const struct lb_assignment *asg = w->asg;
+	size_t i, j;
+
+	(void)err;	/* write errors: the caller checks the stream */
+	fputs("# linkbot links: source_url\ttarget_url\ttype\tscore\n", f);
+	for (i = 0; i < asg->n_src; i++) {
+		const char *s = w->src->docs[i]->url;
+
+		if (!url_clean(s))
+			continue;
+		for (j = 0; j < asg->l; j++) {
+			const struct lb_link *lk = &asg->links[i * asg->l + j];
+
+			if (lk->target == LB_NO_TARGET)
+				break;
+			if (!url_clean(w->tgt->docs[lk->target]->url))
+				continue;
+			fprintf(f, "%s\t%s\t%s\t%.6f\n", s,
+				w->tgt->docs[lk->target]->url,
+				lk->type == LB_LINK_RANDOM ? "random" :
+							     "related",
+				lk->score);
+		}
+	}
+	return 0;
+}
+
+int links_write(const char *path, const struct page_list *src,
+		const struct page_list *tgt, const struct lb_assignment *asg,
+		struct lb_error *err)
+{
+	struct links_writer w = { src, tgt, asg };
+
+	if (lb_mkdirs_parent(path, err) < 0)
+		return -1;
+	return lb_file_write_stream(path, links_writer, &w, err);
+}
 
 /* Splits a line in place into its 4 tab-separated fields. */
 static int split_line(char *line, char *f[4])
@@ -29,9 +84,9 @@ static int split_line(char *line, char *f[4])
 	return 0;
 }
 
-int pipeline_read_links(const char *path, const struct pages *pages,
-			size_t max_links, links_visit_fn fn, void *arg,
-			struct lb_error *err)
+int links_read(const char *path, const struct pages *pages,
+	       size_t max_links, links_visit_fn fn, void *arg,
+	       struct lb_error *err)
 {
 	struct lb_render_link *links = NULL;
 	const struct lb_doc *cur = NULL;
@@ -96,19 +151,9 @@ out:
 	return rc;
 }
 
-void pipeline_bonus_path(char *buf, size_t size, const char *links_path)
-{
-	size_t len = strlen(links_path);
-	const char *slash = strrchr(links_path, '/');
-
-	if (slash != NULL)
-		len = (size_t)(slash - links_path);
-	snprintf(buf, size, "%.*s/bonus.tsv", (int)len, links_path);
-}
-
-int pipeline_read_bonus(const char *path,
-			void (*fn)(const char *url, double bonus, void *arg),
-			void *arg, struct lb_error *err)
+int links_read_bonus(const char *path,
+		     void (*fn)(const char *url, double bonus, void *arg),
+		     void *arg, struct lb_error *err)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -167,8 +212,8 @@ static int bonus_writer(FILE *f, void *arg, struct lb_error *err)
 	return 0;
 }
 
-int pipeline_write_bonus(const char *path, const struct page_list *tgt,
-			 const double *bonus, size_t n, struct lb_error *err)
+int links_write_bonus(const char *path, const struct page_list *tgt,
+		      const double *bonus, size_t n, struct lb_error *err)
 {
 	struct bonus_writer w = { tgt, bonus, n };
 

@@ -1,9 +1,9 @@
 /*
- * store_impl.h - (internal to publish/) the operations a store kind
+ * store_impl.h - (internal to store/) the operations a store kind
  * implements; store.c dispatches to them and checks keys first.
  */
-#ifndef LINKBOT_PUBLISH_STORE_IMPL_H
-#define LINKBOT_PUBLISH_STORE_IMPL_H
+#ifndef LINKBOT_STORE_IMPL_H
+#define LINKBOT_STORE_IMPL_H
 
 #include "linkbot/store.h"
 

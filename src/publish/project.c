@@ -1,8 +1,9 @@
 /*
- * project.c - the Project variant (SPEC 2.5, 4.2): each module of a project
- * links the pages under its `from` path prefix to those under `to`; a page's
- * answer is the map of every module that has links for it, published under
- * _projects/<uuid>/ with the project descriptor (API key hashes only).
+ * project.c - publishing the Project variant (SPEC 2.5, 4.2): each module of
+ * a project links the pages under its `from` path prefix to those under
+ * `to` (built by src/pipeline/modules.c); a page's answer is the map of
+ * every module that has links for it, published under _projects/<uuid>/
+ * with the project descriptor (API key hashes only). See publish.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
+#include "linkbot/links.h"
 #include "linkbot/log.h"
 #include "linkbot/pageid.h"
 #include "linkbot/publish.h"
 #include "linkbot/render.h"
-#include "internal.h"
 
 static const struct lb_object_meta page_meta = {
 	"application/json", "gzip", "public, max-age=86400"
@@ -23,71 +26,6 @@ static const struct lb_object_meta page_meta = {
 static const struct lb_object_meta plain_meta = {
 	"application/json", NULL, "public, max-age=300"
 };
-
-/* A module as a job: an endpoint made up from the module's settings. */
-static int module_job(struct link_job *job, struct lb_endpoint *mep,
-		      const struct lb_config *cfg, const struct lb_project *pr,
-		      const struct lb_module *mod)
-{
-	size_t n = strlen(cfg->state_dir) + strlen(pr->client->id) +
-		   strlen(pr->uuid) + strlen(mod->id) + 32;
-
-	memset(job, 0, sizeof(*job));
-	memset(mep, 0, sizeof(*mep));
-	job->cfg = cfg;
-	mep->id = mod->id;
-	mep->variant = LB_VARIANT_STANDARD;
-	mep->links = mod->links;
-	mep->min_incoming = mod->links;
-	mep->random_completion = 1;
-	mep->stability_bonus = 0.01;	/* as an endpoint's default: ties
-					   keep yesterday's links */
-	mep->max_shrink = 0.2;
-	job->client_id = pr->uuid;
-	job->id = mod->id;
-	job->source.path_prefix = mod->from;
-	job->target.path_prefix = mod->to;
-	job->ep = mep;
-	job->links_path = malloc(n);
-	if (job->links_path == NULL)
-		return -1;
-	snprintf(job->links_path, n, "%s/%s/_projects/%s/%s.tsv",
-		 cfg->state_dir, pr->client->id, pr->uuid, mod->id);
-	return 0;
-}
-
-int pipeline_build_project(const struct lb_config *cfg,
-			   const struct lb_project *pr,
-			   const struct pages *pages,
-			   const struct lb_run_opts *opts,
-			   struct lb_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < pr->n_modules; i++) {
-		struct link_job job;
-		struct lb_endpoint mep;
-		int rc;
-
-		struct lb_error merr;
-
-		if (module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0)
-			return lb_error_set(err, LB_ENOMEM, "out of memory");
-		lb_error_init(&merr);
-		rc = pipeline_build(&job, pages, opts, &merr);
-		link_job_release(&job);
-		if (rc < 0 && merr.code == LB_ENODATA) {
-			/* A module whose prefixes match no page yet: its
-			 * pages get no map entry, the others go on. */
-			log_warnx("project %s, module %s: %s", pr->uuid,
-				  pr->modules[i].id, merr.msg);
-			continue;
-		}
-		if (rc < 0)
-			return lb_error_set(err, merr.code, "%s", merr.msg);
-	}
-	return 0;
-}
 
 /* One module's links, per page index: at most `links` each. */
 struct module_links {
@@ -116,13 +54,11 @@ static int visit_module_links(const struct lb_doc *src,
 
 static int put_project_descriptor(struct lb_publish *pub,
 				  struct lb_store *store,
-				  const struct lb_project *pr,
-				  const struct lb_run_opts *opts,
+				  const struct lb_project *pr, time_t now,
 				  struct lb_error *err)
 {
 	cJSON *o = cJSON_CreateObject(), *keys, *mods;
-	char when[32], key[128], *json;
-	time_t now = opts->now ? opts->now : time(NULL);
+	char when[32], folder[96], key[128], *json;
 	struct tm tm;
 	size_t i;
 	int rc;
@@ -144,13 +80,14 @@ static int put_project_descriptor(struct lb_publish *pub,
 	}
 	cJSON_AddStringToObject(o, "updated", when);
 	/* unchanged but for the time: the stored bytes, so nothing to upload */
-	snprintf(key, sizeof(key), "_projects/%s/project.json", pr->uuid);
+	layout_project_folder(folder, sizeof(folder), pr->uuid);
+	layout_key(key, sizeof(key), folder, LAYOUT_PROJECT);
 	publish_keep_updated(store, key, o);
 	json = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (json == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	rc = publish_add(pub, "project.json", json, strlen(json), &plain_meta,
+	rc = publish_add(pub, LAYOUT_PROJECT, json, strlen(json), &plain_meta,
 			 err);
 	free(json);
 	return rc;
@@ -196,7 +133,7 @@ static int add_maps(struct lb_publish *pub, const struct lb_project *pr,
 		free(json);
 		if (r < 0)
 			goto out;
-		snprintf(key, sizeof(key), "pages/%s.json", id);
+		layout_page_key(key, sizeof(key), "", id);
 		r = publish_add(pub, key, gz, gzlen, &page_meta, err);
 		free(gz);
 		if (r < 0)
@@ -208,12 +145,11 @@ out:
 	return rc;
 }
 
-int pipeline_publish_project(const struct lb_config *cfg,
-			     const struct lb_project *pr,
-			     const struct pages *pages, struct lb_store *store,
-			     const struct lb_run_opts *opts,
-			     struct lb_error *err)
+int publish_project_answers(const struct lb_publish_job *job,
+			    struct lb_error *err)
 {
+	const struct lb_project *pr = job->pr;
+	const struct pages *pages = job->pages;
 	struct lb_publish *pub = NULL;
 	struct lb_publish_stats ps;
 	struct module_links *ml;
@@ -222,14 +158,13 @@ int pipeline_publish_project(const struct lb_config *cfg,
 	int rc = -1;
 
 	ml = calloc(pr->n_modules, sizeof(*ml));
-	snprintf(folder, sizeof(folder), "_projects/%s", pr->uuid);
+	layout_project_folder(folder, sizeof(folder), pr->uuid);
 	if (ml == NULL || (pub = publish_new(folder)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < pr->n_modules; i++) {
-		struct link_job job;
-		struct lb_endpoint mep;
+		char rel[300], *path;
 		int r;
 
 		ml[i].pages = pages;
@@ -238,24 +173,26 @@ int pipeline_publish_project(const struct lb_config *cfg,
 		ml[i].links = calloc(np * ml[i].max, sizeof(*ml[i].links));
 		ml[i].count = calloc(np, sizeof(*ml[i].count));
 		if (ml[i].links == NULL || ml[i].count == NULL ||
-		    module_job(&job, &mep, cfg, pr, &pr->modules[i]) < 0) {
+		    layout_module_links_path(rel, sizeof(rel), pr->client->id,
+					     pr->uuid, pr->modules[i].id) < 0 ||
+		    (path = lb_path_join(job->state_dir, rel)) == NULL) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
 		}
-		r = pipeline_read_links(job.links_path, pages, ml[i].max,
-					visit_module_links, &ml[i], err);
-		link_job_release(&job);
+		r = links_read(path, pages, ml[i].max, visit_module_links,
+			       &ml[i], err);
+		free(path);
 		if (r < 0)
 			goto out;
 	}
 	if (add_maps(pub, pr, pages, ml, err) < 0 ||
-	    put_project_descriptor(pub, store, pr, opts, err) < 0)
+	    put_project_descriptor(pub, job->store, pr, job->now, err) < 0)
 		goto out;
 	memset(&ps, 0, sizeof(ps));
-	if (publish_commit(pub, store, opts->dry_run, &ps, err) < 0)
+	if (publish_commit(pub, job->store, job->dry_run, &ps, err) < 0)
 		goto out;
 	log_info("%s: %ld objects, %s%ld uploaded, %ld deleted, %ld unchanged",
-		 folder, ps.objects, opts->dry_run ? "dry run: would have " : "",
+		 folder, ps.objects, job->dry_run ? "dry run: would have " : "",
 		 ps.uploaded, ps.deleted, ps.unchanged);
 	rc = 0;
 out:

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linkbot/render.h"
-#include "pages.h"
+#include "linkbot/urlpattern.h"
+#include "linkbot/pages.h"
 
 struct loader {
 	struct pages *p;
@@ -82,31 +82,6 @@ int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
 	return 0;
 }
 
-static void *reader_open(void *arg, struct lb_error *err)
-{
-	struct lb_corpus_reader *r;
-
-	return corpus_reader_open(arg, &r, err) < 0 ? NULL : r;
-}
-
-static int reader_get(void *reader, const struct lb_doc *doc, char **text,
-		      struct lb_error *err)
-{
-	return corpus_reader_text(reader, doc->url, text, err);
-}
-
-static void reader_close(void *reader)
-{
-	corpus_reader_free(reader);
-}
-
-struct lb_text_source pages_text_source(const struct pages *p)
-{
-	struct lb_text_source src = { reader_open, reader_get, reader_close,
-				      p->corpus };
-	return src;
-}
-
 void pages_release(struct pages *p)
 {
 	size_t i;
@@ -142,7 +117,7 @@ static int filter_takes(const struct page_filter *f,
 	if (f->set != NULL)
 		return sets_has(r->sets, f->set);
 	return f->path_prefix != NULL && r->doc.url_path != NULL &&
-	       render_module_matches(f->path_prefix, r->doc.url_path);
+	       urlpattern_path_under(f->path_prefix, r->doc.url_path);
 }
 
 int pages_select(const struct pages *p, const struct page_filter *f,

@@ -1,15 +1,17 @@
 /*
- * pages.h - (internal to pipeline/) the live pages of one client loaded
- * from the corpus, and the source/target lists of an endpoint over them.
+ * pages.h - the live pages of one client loaded from the corpus
+ * (src/corpus/pages.c), and the source/target lists of an endpoint over
+ * them. The pipeline's build stage reads them, and hands relate their
+ * full texts from the corpus (a struct lb_text_source).
  */
-#ifndef LINKBOT_PIPELINE_PAGES_H
-#define LINKBOT_PIPELINE_PAGES_H
+#ifndef LINKBOT_PAGES_H
+#define LINKBOT_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "linkbot/config.h"
 #include "linkbot/corpus.h"
 #include "linkbot/doc.h"
-#include "linkbot/relate.h"
 
 struct page_rec {
 	struct lb_doc doc;
@@ -32,13 +34,10 @@ struct page_list {
 /*
  * Loads the live pages of corpus, each text cut to text_max bytes (0: no
  * text; a million pages' texts would not fit in memory). The full texts
- * stay in the corpus, read through pages_text_source().
+ * stay in the corpus (corpus_reader_text()).
  */
 int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
 	       struct lb_error *err);
-
-/* The full texts of p's pages for relate (one corpus reader per thread). */
-struct lb_text_source pages_text_source(const struct pages *p);
 void pages_release(struct pages *p);
 
 /* Which pages: those of a named set, or those whose path has a prefix. */

@@ -589,3 +589,18 @@ int urlpattern_valid(const char *pattern, struct lb_error *err)
 	pattern_release(&p);
 	return 1;
 }
+
+int urlpattern_path_under(const char *prefix, const char *path)
+{
+	size_t n;
+
+	if (prefix == NULL || path == NULL)
+		return 0;
+	n = strlen(prefix);
+	while (n > 0 && prefix[n - 1] == '/')
+		n--;		/* "/blog/" is "/blog"; "/" is "" */
+	if (n == 0)
+		return 1;
+	return strncmp(prefix, path, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}

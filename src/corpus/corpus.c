@@ -17,6 +17,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/corpus.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
 #include "linkbot/log.h"
 
 #define SCHEMA_VERSION 1
@@ -152,16 +153,19 @@ int corpus_open(const char *state_dir, const char *client_id,
 		struct lb_corpus **out, struct lb_error *err)
 {
 	struct lb_corpus *c;
-	char *dir = NULL;
+	char *dir = NULL, rel[300];
 	char *errmsg = NULL;
 	int version = 0;
 	sqlite3_stmt *s = NULL;
 
 	*out = NULL;
+	if (layout_corpus_path(rel, sizeof(rel), client_id) < 0)
+		return lb_error_set(err, LB_ECONFIG, "client id too long: '%s'",
+				    client_id);
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	if ((dir = lb_path_join(state_dir, client_id)) == NULL ||
-	    (c->path = lb_path_join(dir, "corpus.sqlite")) == NULL) {
+	    (c->path = lb_path_join(state_dir, rel)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto fail;
 	}

@@ -1,7 +1,7 @@
 /*
- * publish_ep.c - stages 5 and 6 for one endpoint: render each source page's
+ * endpoint.c - stages 5 and 6 for one endpoint: render each source page's
  * answer from links.tsv and the corpus, the random pool and the descriptor,
- * and hand them to publish/ (docs/store.md).
+ * and hand them to the store (docs/store.md). See publish.h.
  */
 #include <stdint.h>
 #include <ctype.h>
@@ -14,11 +14,12 @@
 
 #include "linkbot/buf.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
+#include "linkbot/links.h"
 #include "linkbot/log.h"
 #include "linkbot/pageid.h"
 #include "linkbot/publish.h"
 #include "linkbot/render.h"
-#include "internal.h"
 
 #define RANDOM_POOL_MAX 1000
 
@@ -87,7 +88,7 @@ static int add_answer(struct lb_publish *pub, const struct lb_endpoint *ep,
 		goto out;
 	if (lb_gzip(json, strlen(json), &gz, &gzlen, err) < 0)
 		goto out;
-	snprintf(key, sizeof(key), "pages/%s.json", id);
+	layout_page_key(key, sizeof(key), "", id);
 	if (publish_add(pub, key, gz, gzlen, &page_meta, err) < 0)
 		goto out;
 	rc = 0;
@@ -115,17 +116,18 @@ static int visit_answer(const struct lb_doc *src,
 }
 
 /* random.json: a uniform sample of the target set, typed random. */
-static int add_random_pool(struct lb_publish *pub, const struct link_job *job,
+static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
 			   const struct pages *pages, uint64_t seed,
 			   struct lb_error *err)
 {
+	struct page_filter target = { ep->target->name, NULL };
 	struct page_list tgt;
 	struct lb_buf b;
 	size_t i, k;
 	int rc = -1;
 
 	lb_buf_init(&b, (size_t)64 << 20);
-	if (pages_select(pages, &job->target, &tgt, err) < 0)
+	if (pages_select(pages, &target, &tgt, err) < 0)
 		return -1;
 	k = tgt.n < RANDOM_POOL_MAX ? tgt.n : RANDOM_POOL_MAX;
 	/* Partial Fisher-Yates: the first k of a seeded shuffle. */
@@ -138,7 +140,7 @@ static int add_random_pool(struct lb_publish *pub, const struct link_job *job,
 	if (lb_buf_adds(&b, "{\"links\":[", err) < 0)
 		goto out;
 	for (i = 0; i < k; i++) {
-		char *lj = render_link_json(job->ep, tgt.docs[i], LB_LINK_RANDOM,
+		char *lj = render_link_json(ep, tgt.docs[i], LB_LINK_RANDOM,
 					    err);
 		if (lj == NULL)
 			goto out;
@@ -150,7 +152,7 @@ static int add_random_pool(struct lb_publish *pub, const struct link_job *job,
 		free(lj);
 	}
 	if (lb_buf_adds(&b, "]}", err) < 0 ||
-	    publish_add(pub, "random.json", b.data, b.len, &plain_meta, err) < 0)
+	    publish_add(pub, LAYOUT_POOL, b.data, b.len, &plain_meta, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -184,9 +186,10 @@ static int put_markers(struct lb_store *st, const struct lb_client *cl,
 
 		if (keep != after)
 			continue;
-		snprintf(key, sizeof(key), "%s/%s/active-%s", cl->id, ep->id,
-			 config_variant_name(variants[i]));
-		if (store_link(st, key, keep ? "pages" : NULL, err) < 0)
+		layout_marker_key(key, sizeof(key), cl->id, ep->id,
+				  config_variant_name(variants[i]));
+		if (store_link(st, key, keep ? LAYOUT_MARKER_TARGET : NULL,
+			       err) < 0)
 			return -1;
 	}
 	return after ? 0 : store_flush(st, err);
@@ -232,12 +235,11 @@ static void add_hosts(cJSON *o, const struct lb_client *cl)
 
 static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 			  const struct lb_endpoint *ep, enum lb_ep_state state,
-			  const struct lb_run_opts *opts, struct lb_error *err)
+			  time_t now, int dry_run, struct lb_error *err)
 {
 	cJSON *o = cJSON_CreateObject(), *q;
-	char key[160], when[32], *json = NULL;
+	char folder[160], key[180], when[32], *json = NULL;
 	struct tm tm;
-	time_t now = opts->now ? opts->now : time(NULL);
 	size_t i;
 	int rc = -1, same;
 
@@ -258,12 +260,13 @@ static int put_descriptor(struct lb_store *st, const struct lb_client *cl,
 					"empty" : "random");
 	add_hosts(o, cl);
 	cJSON_AddStringToObject(o, "updated", when);
-	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
+	layout_endpoint_folder(folder, sizeof(folder), cl->id, ep->id);
+	layout_key(key, sizeof(key), folder, LAYOUT_DESCRIPTOR);
 	/* unchanged but for the time: keep the stored object, write nothing */
 	same = publish_keep_updated(st, key, o);
 	if ((json = cJSON_PrintUnformatted(o)) == NULL)
 		goto nomem;
-	if (opts->dry_run) {
+	if (dry_run) {
 		printf("would put %s (%s)\n", key, config_state_name(state));
 		rc = 0;
 		goto out;
@@ -288,13 +291,14 @@ out:
 static int has_data(struct lb_store *st, const struct lb_client *cl,
 		    const struct lb_endpoint *ep, struct lb_error *err)
 {
-	char key[160], *data = NULL;
+	char folder[160], key[180], *data = NULL;
 	size_t len = 0;
 	struct lb_error gerr;
 	cJSON *o, *state;
 	int rc;
 
-	snprintf(key, sizeof(key), "%s/%s/endpoint.json", cl->id, ep->id);
+	layout_endpoint_folder(folder, sizeof(folder), cl->id, ep->id);
+	layout_key(key, sizeof(key), folder, LAYOUT_DESCRIPTOR);
 	lb_error_init(&gerr);
 	if (store_get(st, key, &data, &len, &gerr) < 0) {
 		if (gerr.code == LB_ENOTFOUND)
@@ -310,12 +314,11 @@ static int has_data(struct lb_store *st, const struct lb_client *cl,
 	return rc;
 }
 
-int pipeline_publish_pending(const struct lb_client *cl,
-			     const struct lb_endpoint *ep,
-			     struct lb_store *store,
-			     const struct lb_run_opts *opts, struct lb_error *err)
+int publish_pending(const struct lb_publish_job *job, struct lb_error *err)
 {
-	int r = has_data(store, cl, ep, err);
+	const struct lb_client *cl = job->cl;
+	const struct lb_endpoint *ep = job->ep;
+	int r = has_data(job->store, cl, ep, err);
 
 	if (r < 0)
 		return -1;
@@ -326,36 +329,33 @@ int pipeline_publish_pending(const struct lb_client *cl,
 	}
 	log_info("%s/%s: no data yet: published pending (the edge answers 204)",
 		 cl->id, ep->id);
-	return put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
+	return put_descriptor(job->store, cl, ep, LB_EP_PENDING, job->now,
+			      job->dry_run, err);
 }
 
-int pipeline_publish_endpoint(const struct lb_config *cfg,
-			      const struct lb_client *cl,
-			      const struct lb_endpoint *ep,
-			      const struct pages *pages,
-			      struct lb_store *store,
-			      const struct lb_run_opts *opts,
-			      struct lb_report_endpoint *rep,
-			      struct lb_error *err)
+int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 {
-	struct link_job job;
+	const struct lb_client *cl = job->cl;
+	const struct lb_endpoint *ep = job->ep;
+	const struct pages *pages = job->pages;
+	struct lb_store *store = job->store;
+	struct lb_report_endpoint *rep = job->rep;
 	struct answers a;
 	struct lb_publish_stats ps;
 	char folder[160];
 	int r, rc = -1;
 
 	memset(&a, 0, sizeof(a));
-	if (link_job_endpoint(&job, cfg, cl, ep) < 0)
-		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	if (ep->state == LB_EP_PENDING || !lb_file_exists(job.links_path)) {
+	if (ep->state == LB_EP_PENDING || !lb_file_exists(job->links_path)) {
 		log_info("%s/%s: no links computed yet: publishing it as pending",
 			 cl->id, ep->id);
 		report_endpoint_outcome(rep, "pending", ep->state == LB_EP_PENDING ?
 					"configured pending" : "no links computed yet");
-		rc = put_descriptor(store, cl, ep, LB_EP_PENDING, opts, err);
+		rc = put_descriptor(store, cl, ep, LB_EP_PENDING, job->now,
+				    job->dry_run, err);
 		goto out;
 	}
-	snprintf(folder, sizeof(folder), "%s/%s", cl->id, ep->id);
+	layout_endpoint_folder(folder, sizeof(folder), cl->id, ep->id);
 	a.ep = ep;
 	a.err = err;
 	a.ids.cap = pages->n * 2 + 16;
@@ -365,26 +365,25 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 		goto out;
 	}
 	log_stage("render");
-	r = pipeline_read_links(job.links_path, pages, (size_t)ep->links,
-				visit_answer, &a, err);
+	r = links_read(job->links_path, pages, (size_t)ep->links, visit_answer,
+	       &a, err);
 	if (r < 0)
 		goto out;
 	if (a.n == 0) {
 		/* Links of pages that are all gone: publishing would delete
 		 * every answer, or make an active endpoint with none. */
-		if (pipeline_publish_pending(cl, ep, store, opts, err) < 0)
+		if (publish_pending(job, err) < 0)
 			goto out;
 		lb_error_set(err, LB_ENODATA, "none of the pages it has links "
 			     "for is in the corpus (see the crawl's log)");
 		goto out;
 	}
-	if (add_random_pool(a.pub, &job, pages,
-			    pipeline_seed(opts, cl->id, ep->id) ^ 0x5eed, err) < 0)
+	if (add_random_pool(a.pub, ep, pages, job->seed, err) < 0)
 		goto out;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
-	publish_set_max_delete(a.pub, opts->allow_shrink ? -1.0 : ep->max_shrink);
-	r = publish_commit(a.pub, store, opts->dry_run, &ps, err);
+	publish_set_max_delete(a.pub, job->allow_shrink ? -1.0 : ep->max_shrink);
+	r = publish_commit(a.pub, store, job->dry_run, &ps, err);
 	if (rep != NULL) {	/* what it did, or would have done */
 		rep->objects = ps.objects;
 		rep->uploaded = ps.uploaded;
@@ -395,18 +394,18 @@ int pipeline_publish_endpoint(const struct lb_config *cfg,
 		goto out;
 	log_info("%s: %ld objects, %s%ld uploaded (%lld bytes), %ld deleted, "
 		 "%ld unchanged", folder, ps.objects,
-		 opts->dry_run ? "dry run: would have " : "", ps.uploaded,
+		 job->dry_run ? "dry run: would have " : "", ps.uploaded,
 		 ps.bytes_uploaded, ps.deleted, ps.unchanged);
 	/* The descriptor last: the edge sees the data before the state. */
-	if (put_descriptor(store, cl, ep, ep->state, opts, err) < 0)
+	if (put_descriptor(store, cl, ep, ep->state, job->now, job->dry_run,
+			   err) < 0)
 		goto out;
-	report_endpoint_outcome(rep, opts->dry_run ? "dry run" :
+	report_endpoint_outcome(rep, job->dry_run ? "dry run" :
 				ep->state == LB_EP_ACTIVE ? "published" :
 				config_state_name(ep->state), NULL);
 	rc = 0;
 out:
 	publish_free(a.pub);
 	free(a.ids.slot);
-	link_job_release(&job);
 	return rc;
 }

@@ -5,7 +5,7 @@
  * the crawl is done; each endpoint's links.tsv (the previous night's links,
  * for the stability bonus), downloaded before the build and uploaded after.
  *
- * Keys: _state/<path under the state directory>, e.g.
+ * Keys: _state/<path under the state directory> (layout.h), e.g.
  * _state/<client>/corpus.sqlite, _state/<client>/<endpoint>/links.tsv. A
  * download is written atomically and only when there is no local file: a
  * local one always wins, being at least as new as the last upload.
@@ -16,6 +16,7 @@
 
 #include "linkbot/corpus.h"
 #include "linkbot/fsutil.h"
+#include "linkbot/layout.h"
 #include "linkbot/log.h"
 #include "linkbot/store.h"
 
@@ -26,8 +27,8 @@ static int paths(const char *state_dir, const char *client_id, char **local,
 {
 	char rel[300];
 
-	snprintf(rel, sizeof(rel), "%s/corpus.sqlite", client_id);
-	snprintf(key, 300, "_state/%s/corpus.sqlite", client_id);
+	layout_corpus_path(rel, sizeof(rel), client_id);
+	layout_state_key(key, 300, rel);
 	if ((*local = lb_path_join(state_dir, rel)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	return 0;
@@ -111,7 +112,7 @@ int state_file_pull(struct lb_store *st, const char *state_dir,
 	struct lb_error gerr;
 	int rc = -1;
 
-	snprintf(key, sizeof(key), "_state/%s", rel);
+	layout_state_key(key, sizeof(key), rel);
 	if ((local = lb_path_join(state_dir, rel)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	if (lb_file_exists(local)) {
@@ -148,7 +149,7 @@ int state_file_push(struct lb_store *st, const char *state_dir,
 	size_t len = 0;
 	int rc = -1;
 
-	snprintf(key, sizeof(key), "_state/%s", rel);
+	layout_state_key(key, sizeof(key), rel);
 	if ((local = lb_path_join(state_dir, rel)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	if (!lb_file_exists(local)) {
