@@ -45,10 +45,13 @@
 #include "linkbot/urlpattern.h"
 #include "crawl_int.h"
 
-#define DEFAULT_PPM 60
-#define DEFAULT_MAX_BODY (10L << 20)
-#define DEFAULT_TIMEOUT 30
-#define DEFAULT_REDIRECTS 5
+/* The defaults live in linkbot/config.h (LB_CRAWL_*), next to the settings. */
+#define DEFAULT_PPM LB_CRAWL_PAGES_PER_MINUTE
+#define DEFAULT_MAX_BODY LB_CRAWL_MAX_BODY_BYTES
+#define DEFAULT_TIMEOUT LB_CRAWL_TIMEOUT_SECONDS
+#define DEFAULT_REDIRECTS LB_CRAWL_MAX_REDIRECTS
+#define PPM_MIN LB_CRAWL_PAGES_PER_MINUTE_MIN
+#define PPM_MAX LB_CRAWL_PAGES_PER_MINUTE_MAX
 #define MAX_SITEMAPS 1000
 #define MAX_SITEMAP_DEPTH 3
 #define URLS_FILE_MAX ((size_t)64 << 20)
@@ -142,10 +145,10 @@ static void fetcher_defaults(const struct lb_config *cfg, int no_rate,
 
 	if (ppm <= 0)
 		ppm = DEFAULT_PPM;
-	if (ppm < 60 || ppm > 240) {
-		log_warnx("pages_per_minute %d is outside 60..240; using %d",
-			  ppm, ppm < 60 ? 60 : 240);
-		ppm = ppm < 60 ? 60 : 240;
+	if (ppm < PPM_MIN || ppm > PPM_MAX) {
+		log_warnx("pages_per_minute %d is outside %d..%d; using %d",
+			  ppm, PPM_MIN, PPM_MAX, ppm < PPM_MIN ? PPM_MIN : PPM_MAX);
+		ppm = ppm < PPM_MIN ? PPM_MIN : PPM_MAX;
 	}
 	memset(o, 0, sizeof(*o));
 	o->user_agent = crawl_user_agent(cfg);
