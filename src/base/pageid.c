@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/pageid.h"
+#include "linkbot/sha256.h"
 
 static int is_unreserved(unsigned char c)
 {
@@ -448,16 +448,7 @@ out:
 
 void pageid_hash(const char *key, char id[LB_PAGEID_LEN + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	int i;
-
-	EVP_Digest(key, strlen(key), md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < LB_PAGEID_LEN / 2; i++) {
-		id[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		id[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	id[LB_PAGEID_LEN] = '\0';
+	lb_sha256_hex(key, strlen(key), id, LB_PAGEID_LEN);
 }
 
 int pageid_of_url(const char *url, const struct lb_qrule *rule,

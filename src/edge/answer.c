@@ -14,12 +14,9 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
-/* SHA256_Init/Update/Final: deprecated in OpenSSL 3, still the fastest */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 
 #include "linkbot/answer.h"
+#include "linkbot/sha256.h"
 
 #define DAY "public, max-age=86400"
 /* Project answers need a key: no shared cache may give them to others. */
@@ -480,19 +477,6 @@ static int str_is(const cJSON *v, const char *s)
 	return cJSON_IsString(v) && strcmp(v->valuestring, s) == 0;
 }
 
-static void sha256hex(const char *s, size_t n, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-
-	EVP_Digest(s, n, md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		out[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	out[64] = '\0';
-}
-
 /*
  * Constant time: every byte of both is looked at whatever differs (the
  * lengths are public: a SHA-256 hex is 64 bytes). Lower-cases b.
@@ -783,7 +767,7 @@ static int decide_project(const struct lb_edge_request *req,
 		edge_error(&d->answer, 404, MSG_NO_PROJECT);
 		return 1;
 	}
-	sha256hex(tok, tl, mine);
+	lb_sha256_hex(tok, tl, mine, LB_SHA256_HEX_LEN);
 	hashes = cJSON_GetObjectItemCaseSensitive(proj, "key_sha256");
 	/* every stored hash is compared in full, whatever matches */
 	if (cJSON_IsArray(hashes))
@@ -946,27 +930,10 @@ int edge_fast_id(const struct lb_edge_request *req,
 	return rc;
 }
 
-/*
- * The page ID of a key: pageid_hash()'s value (docs/page-id.md), computed
- * with the low-level SHA-256 calls. pageid_hash() goes through EVP, which
- * in OpenSSL 3 looks the algorithm up on every call (about half a
- * microsecond, a tenth of what the edge may add to static nginx per
- * request). tests/unit/test_answer.c holds the two equal.
- */
+/* The page ID of a key of len bytes: pageid_hash()'s value, unterminated key. */
 void edge_page_id(const char *key, size_t len, char id[LB_PAGEID_LEN + 1])
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX c;
-	int i;
-
-	SHA256_Init(&c);
-	SHA256_Update(&c, key, len);
-	SHA256_Final(md, &c);
-	for (i = 0; i < LB_PAGEID_LEN / 2; i++) {
-		id[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		id[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	id[LB_PAGEID_LEN] = '\0';
+	lb_sha256_hex(key, len, id, LB_PAGEID_LEN);
 }
 
 /* ---- step 3: pages not indexed ---- */

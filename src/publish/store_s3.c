@@ -41,10 +41,10 @@
 #include <time.h>
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/log.h"
+#include "linkbot/sha256.h"
 #include "linkbot/store.h"
 #include "store_impl.h"
 
@@ -113,20 +113,6 @@ static uint64_t next_rand(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
-}
-
-static void sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /* AWS URI encoding: unreserved kept, '/' kept when keep_slash. */
@@ -243,7 +229,8 @@ static struct s3_req *req_new(struct s3_store *s, enum s3_op op,
 			memcpy(r->body, body, len);
 		r->len = len;
 	}
-	sha256_hex(op == OP_PUT ? r->body : "", op == OP_PUT ? len : 0, sha);
+	lb_sha256_hex(op == OP_PUT ? r->body : "", op == OP_PUT ? len : 0, sha,
+		      LB_SHA256_HEX_LEN);
 	if (add_hdr(&r->hdrs, "x-amz-content-sha256", sha) < 0)
 		goto nomem;
 	if (s->token_hdr != NULL &&
