@@ -10,7 +10,6 @@
  * Groups keep the global order of their pages, so ties still go to the
  * lower target index.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +34,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Language group key: primary subtag, lower case; "" when unknown. */
-static void lang_group(const char *lang, char key[16])
-{
-	size_t i = 0;
-
-	if (lang)
-		for (; lang[i] && lang[i] != '-' && lang[i] != '_' && i < 15;
-		     i++)
-			key[i] = (char)tolower((unsigned char)lang[i]);
-	key[i] = '\0';
 }
 
 int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
@@ -279,7 +266,7 @@ static int by_language(const struct lb_relate_input *in,
 		       struct lb_candidates *out, struct lb_error *err)
 {
 	const struct lb_doc **gsrc = NULL, **gtgt = NULL;
-	char (*ks)[16] = NULL, (*kt)[16] = NULL;
+	char (*ks)[LB_LANG_GROUP_LEN] = NULL, (*kt)[LB_LANG_GROUP_LEN] = NULL;
 	size_t *gs = NULL, *gt = NULL, *tpos = NULL, i, j, m = opts->m;
 	unsigned char *sdone = NULL;
 	long *gself = NULL;
@@ -302,9 +289,9 @@ static int by_language(const struct lb_relate_input *in,
 		goto out;
 	}
 	for (i = 0; i < in->n_src; i++)
-		lang_group(in->src[i]->language, ks[i]);
+		lb_lang_group(in->src[i]->language, ks[i]);
 	for (i = 0; i < in->n_tgt; i++)
-		lang_group(in->tgt[i]->language, kt[i]);
+		lb_lang_group(in->tgt[i]->language, kt[i]);
 	/* a group per language of a source; groups without sources do not
 	 * matter, sources of a language without targets stay padding */
 	for (i = 0; i < in->n_src; i++) {
