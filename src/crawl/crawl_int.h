@@ -184,7 +184,6 @@ void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
 		       double seconds);
 double fetch_pace_factor(const struct fetch_pace *p);
 
-/* Parses Retry-After (seconds or an HTTP date) relative to now; -1 bad. */
-long fetch_parse_retry_after(const char *v, int64_t now);
+/* Retry-After is read by lb_retry_after_parse() (linkbot/retry.h). */
 
 #endif
