@@ -37,6 +37,7 @@
 
 #include "linkbot/buf.h"
 #include "linkbot/crawl.h"
+#include "linkbot/url.h"
 #include "linkbot/extract.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
@@ -263,24 +264,6 @@ static int cand_rehash(struct crawl *c)
  * a page whose canonical URL points outside a set (another section, another
  * host) is not a page of that set.
  */
-/* The host of an absolute URL (no port): s[0..*n). */
-static const char *host_span(const char *url, size_t *n)
-{
-	const char *h = strstr(url, "://"), *e;
-
-	if (h == NULL) {
-		*n = 0;
-		return url;
-	}
-	h += 3;
-	if (*h == '[')
-		e = h + strcspn(h, "]/?#") + (h[strcspn(h, "]/?#")] == ']');
-	else
-		e = h + strcspn(h, ":/?#");
-	*n = (size_t)(e - h);
-	return h;
-}
-
 /*
  * Links only where they belong: a URL is in a set when a pattern that names
  * its host matches it, or when a pattern without a host matches it and its
@@ -297,7 +280,7 @@ static int in_set(const struct crawl *c, size_t i, const char *url)
 		return 1;
 	if (!urlset_match(c->sets[i], url))
 		return 0;
-	h = host_span(url, &n);
+	h = lb_url_host(url, &n);
 	if (n > 4 && strncasecmp(h, "www.", 4) == 0)
 		h += 4, n -= 4;		/* www.example.com is example.com's */
 	for (k = 0; k < c->src_hosts.n; k++) {
@@ -319,7 +302,7 @@ static int src_host_add(struct crawl *c, const char *url)
 	size_t n, k;
 	char *d;
 
-	h = host_span(url, &n);
+	h = lb_url_host(url, &n);
 	for (k = 0; k < c->src_hosts.n; k++)
 		if (strlen(c->src_hosts.v[k]) == n &&
 		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
@@ -343,7 +326,7 @@ static int src_hosts_init(struct crawl *c)
 	for (i = 0; i < c->cl->n_sources; i++) {
 		if (url_normalize(c->cl->sources[i].url, NULL, &u) < 0)
 			continue;
-		p = host_span(u, &n);
+		p = lb_url_host(u, &n);
 		h = strndup(p, n);
 		free(u);
 		if (h == NULL || lb_strlist_add(&c->src_hosts, h, c->err) < 0) {

@@ -17,6 +17,7 @@
 
 #include "linkbot/answer.h"
 #include "linkbot/sha256.h"
+#include "linkbot/url.h"
 
 #define DAY "public, max-age=86400"
 /* Project answers need a key: no shared cache may give them to others. */
@@ -179,17 +180,6 @@ void edge_page_answer(enum lb_edge_variant variant, struct lb_edge_answer *a)
 
 /* ---- bytes ---- */
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Percent-decodes every valid escape of s[0..n) into a new buffer (NUL
  * added; the result may hold NULs before it): query-string decoding when
@@ -205,8 +195,8 @@ static char *pct_decode(const char *s, size_t n, int plus, size_t *out_len)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n &&
-		    (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (l = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (h = lb_url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (l = lb_url_hexval((unsigned char)s[i + 2])) >= 0) {
 			out[o++] = (char)(h * 16 + l);
 			i += 2;
 		} else if (s[i] == '+' && plus) {
@@ -317,8 +307,8 @@ static int bad_path(const char *p, size_t n)
 		if (p[i] == '\0')
 			return 1;
 		if (p[i] == '%') {
-			if (i + 2 >= n || hexval((unsigned char)p[i + 1]) < 0 ||
-			    hexval((unsigned char)p[i + 2]) < 0)
+			if (i + 2 >= n || lb_url_hexval((unsigned char)p[i + 1]) < 0 ||
+			    lb_url_hexval((unsigned char)p[i + 2]) < 0)
 				return 1;
 			if (p[i + 1] == '0' && p[i + 2] == '0')
 				return 1;
