@@ -36,6 +36,31 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A group's candidates (rows a..b of the group, targets numbered in the
+ * group) into out: row gs[s] - rb, target gt[t]. by_language() and the
+ * groups of relate_candidates() both compute per group.
+ */
+static void scatter_group(struct lb_candidates *out,
+			  const struct lb_candidates *part, const size_t *gs,
+			  const size_t *gt, size_t a, size_t b, size_t rb,
+			  size_t m)
+{
+	size_t s, j;
+
+	for (s = a; s < b; s++) {
+		size_t r = gs[s] - rb;
+
+		for (j = 0; j < m; j++) {
+			uint32_t t = part->target[(s - a) * m + j];
+
+			out->target[r * m + j] =
+				t == LB_NO_TARGET ? t : (uint32_t)gt[t];
+			out->score[r * m + j] = part->score[(s - a) * m + j];
+		}
+	}
+}
+
 int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
 		       size_t *end)
 {
@@ -345,18 +370,7 @@ static int by_language(const struct lb_relate_input *in,
 		/* the highest group's: a filler in any language stays one */
 		if (part.random_floor > out->random_floor)
 			out->random_floor = part.random_floor;
-		for (s = a; s < b; s++) {
-			size_t r = gs[s] - rb;
-
-			for (j = 0; j < m; j++) {
-				uint32_t t = part.target[(s - a) * m + j];
-
-				out->target[r * m + j] =
-					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
-				out->score[r * m + j] =
-					part.score[(s - a) * m + j];
-			}
-		}
+		scatter_group(out, &part, gs, gt, a, b, rb, m);
 		lb_candidates_release(&part);
 	}
 	rc = 0;
@@ -563,18 +577,7 @@ int relate_candidates(const struct lb_relate_input *in,
 					opts->threads, &part, err) == -1)
 				goto out;
 		}
-		for (s = a; s < b; s++) {
-			size_t r = gs[s] - rb;
-
-			for (j = 0; j < m; j++) {
-				uint32_t t = part.target[(s - a) * m + j];
-
-				out->target[r * m + j] =
-					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
-				out->score[r * m + j] =
-					part.score[(s - a) * m + j];
-			}
-		}
+		scatter_group(out, &part, gs, gt, a, b, rb, m);
 		lb_candidates_release(&part);
 	}
 	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
