@@ -19,7 +19,8 @@
  * "Authorization: Bearer <key>" when a key is set; the answer's
  * data[].embedding are placed by data[].index. Network errors, 429 and
  * 5xx are retried with exponential backoff (200 ms, 400 ms, ...; the rule
- * is linkbot/retry.h's); other statuses fail at once. Every vector must have the same dimension.
+ * is linkbot/retry.h's); other statuses fail at once. Every vector must
+ * have the same dimension.
  * A page with no text at all gets a zero vector (scores 0) and no request.
  */
 #include <stdlib.h>
