@@ -39,6 +39,8 @@ NGX_SRC  ?= /usr/share/nginx/src
 EDGE_MOD := $(BUILD)/ngx_http_linkbot_module.so
 EDGE_MOD_SRC := src/edge/nginx/ngx_http_linkbot_module.c src/edge/nginx/config \
             src/edge/nginx/build src/edge/answer.c src/base/pageid.c \
+            src/base/sha256.c include/linkbot/sha256.h \
+            src/base/url.c include/linkbot/url.h \
             src/base/buf.c src/base/error.c include/linkbot/answer.h \
             include/linkbot/pageid.h include/linkbot/buf.h include/linkbot/error.h \
             include/linkbot/layout.h

@@ -8,6 +8,8 @@
 #ifndef LINKBOT_CMD_H
 #define LINKBOT_CMD_H
 
+#include <stdio.h>
+
 #include "linkbot/config.h"
 
 /* Exit codes of the linkbot program (documented in README.md). */
@@ -30,6 +32,17 @@ int cmd_page_id(int argc, char **argv);
 int cmd_lookup(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
 int cmd_hubspot(int argc, char **argv);
+
+/*
+ * The one option parser and runner of the pipeline jobs (src/cmd/run.c):
+ * name is "run", "crawl", "build", "publish" or "hubspot sync"; argv[0] is
+ * the job's word, options follow. check, when not NULL, vets the loaded
+ * configuration and returns an exit code (LB_EXIT_OK: go on).
+ */
+int cmd_run_job(const char *name, int argc, char **argv,
+		int (*check)(const struct lb_config *cfg));
+/* That job's --help on f. */
+void cmd_job_usage(const char *name, FILE *f);
 
 /* The config file: --config, else $LINKBOT_CONFIG, else linkbot.yaml. */
 const char *cmd_config_path(const char *opt);

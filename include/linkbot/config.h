@@ -112,6 +112,19 @@ struct lb_project {
 	int line;
 };
 
+/*
+ * The crawl defaults, spelled once: lb_config_load() starts from them and
+ * the crawler falls back on them for a settings struct built by hand
+ * (tests, tools). SPEC.md: 60..240 pages a minute per host.
+ */
+#define LB_CRAWL_PAGES_PER_MINUTE 120
+#define LB_CRAWL_PAGES_PER_MINUTE_MIN 60
+#define LB_CRAWL_PAGES_PER_MINUTE_MAX 240
+#define LB_CRAWL_MAX_PAGES 1000000L
+#define LB_CRAWL_MAX_BODY_BYTES (10L << 20)
+#define LB_CRAWL_TIMEOUT_SECONDS 30
+#define LB_CRAWL_MAX_REDIRECTS 5
+
 struct lb_crawl_settings {
 	int pages_per_minute;	/* 60..240, per host */
 	char *bot_info_url;

@@ -78,6 +78,16 @@ void lb_doc_release(struct lb_doc *doc);
 const char *lb_doc_field_name(enum lb_doc_field f);
 const char *lb_source_name(enum lb_source s);
 
+/*
+ * The language group of a page (multi-language endpoints pair only pages
+ * of one group): the primary subtag of its language, ASCII letters
+ * lower-cased, at most LB_LANG_GROUP_LEN - 1 bytes ("en-US", "EN_gb" ->
+ * "en"); "" when the language is unknown (NULL). The one rule: relate's
+ * groups and assign's (pipeline/build.c) must be the same groups.
+ */
+#define LB_LANG_GROUP_LEN 16
+void lb_lang_group(const char *lang, char key[LB_LANG_GROUP_LEN]);
+
 /* Appends a copy of s to the list (ignores NULL/empty and duplicates). */
 int lb_strlist_add(struct lb_strlist *l, const char *s, struct lb_error *err);
 void lb_strlist_release(struct lb_strlist *l);

@@ -37,6 +37,19 @@ int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
 int lb_file_read(const char *path, size_t cap, char **out, size_t *len,
 		 struct lb_error *err);
 
+/*
+ * Reads a text file line by line (any length: a million pages' lines need
+ * not sit in memory), calling fn with each line, its '\n' removed, its
+ * length and its number (from 1); fn returns 0 to go on, -1 to stop with
+ * its error set. Returns 0; -1 on fn's error or a read error (naming
+ * path); 1 when the file does not exist and missing_ok (else an error).
+ * The reader of the state's TSV files: links.tsv, bonus.tsv, candidates.
+ */
+typedef int (*lb_line_fn)(char *line, size_t len, size_t lineno, void *arg,
+			  struct lb_error *err);
+int lb_file_read_lines(const char *path, int missing_ok, lb_line_fn fn,
+		       void *arg, struct lb_error *err);
+
 /* 1 if path exists, 0 otherwise. */
 int lb_file_exists(const char *path);
 

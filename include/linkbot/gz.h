@@ -1,6 +1,7 @@
 /*
  * gz.h - gunzip with a cap on the output (gzip bombs stop at the cap).
- * Used to read back published objects (lookup) and gzipped inputs.
+ * The one gunzip: published objects read back (lookup, hubspot sync) and
+ * gzipped sitemaps (crawl/sitemap.c).
  */
 #ifndef LINKBOT_GZ_H
 #define LINKBOT_GZ_H

@@ -6,6 +6,17 @@
 
 #include "linkbot/doc.h"
 
+void lb_lang_group(const char *lang, char key[LB_LANG_GROUP_LEN])
+{
+	size_t i = 0;
+
+	for (; lang != NULL && lang[i] != '\0' && lang[i] != '-' &&
+	       lang[i] != '_' && i < LB_LANG_GROUP_LEN - 1; i++)
+		key[i] = lang[i] >= 'A' && lang[i] <= 'Z' ?
+				 (char)(lang[i] - 'A' + 'a') : lang[i];
+	key[i] = '\0';
+}
+
 static const char *const field_names[] = {
 #define LB_DOC_FIELD_NAME(name) #name,
 	LB_DOC_STR_FIELDS(LB_DOC_FIELD_NAME)

@@ -231,3 +231,34 @@ out:
 	free(tmp);
 	return rc;
 }
+
+int lb_file_read_lines(const char *path, int missing_ok, lb_line_fn fn,
+		       void *arg, struct lb_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t got;
+	int rc = -1;
+
+	if (f == NULL) {
+		if (errno == ENOENT && missing_ok)
+			return 1;
+		return lb_error_errno(err, LB_EIO, "%s", path);
+	}
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		if (got > 0 && line[got - 1] == '\n')
+			line[--got] = '\0';
+		if (fn(line, (size_t)got, ++lineno, arg, err) < 0)
+			goto out;
+	}
+	if (ferror(f)) {
+		lb_error_errno(err, LB_EIO, "%s", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}

@@ -9,27 +9,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/pageid.h"
+#include "linkbot/sha256.h"
+#include "linkbot/url.h"
 
 static int is_unreserved(unsigned char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
 	       c == '~';
-}
-
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static const char HEX[] = "0123456789ABCDEF";
@@ -48,8 +38,8 @@ static char *pct_decode_all(const char *s, size_t *len)
 	for (i = 0; i < n; i++) {
 		int h, l;
 		if (s[i] == '%' && i + 2 < n &&
-		    (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (l = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (h = lb_url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (l = lb_url_hexval((unsigned char)s[i + 2])) >= 0) {
 			out[o++] = (char)(h * 16 + l);
 			i += 2;
 		} else {
@@ -93,8 +83,8 @@ static int append_normalised(struct lb_buf *b, const char *s, size_t n,
 		int h, l;
 
 		if (c == '%' && i + 2 < n &&
-		    (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (l = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (h = lb_url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (l = lb_url_hexval((unsigned char)s[i + 2])) >= 0) {
 			unsigned char d = (unsigned char)(h * 16 + l);
 			i += 2;
 			if (is_unreserved(d)) {
@@ -267,7 +257,7 @@ static int valid_authority(const char *a, size_t n)
 		return 0;
 	if (a[0] == '[') {
 		for (i = 1; i < n && a[i] != ']'; i++)
-			if (hexval((unsigned char)a[i]) < 0 && a[i] != ':' &&
+			if (lb_url_hexval((unsigned char)a[i]) < 0 && a[i] != ':' &&
 			    a[i] != '.')
 				return 0;
 		if (i >= n || i == 1)
@@ -448,16 +438,7 @@ out:
 
 void pageid_hash(const char *key, char id[LB_PAGEID_LEN + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	int i;
-
-	EVP_Digest(key, strlen(key), md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < LB_PAGEID_LEN / 2; i++) {
-		id[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		id[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	id[LB_PAGEID_LEN] = '\0';
+	lb_sha256_hex(key, strlen(key), id, LB_PAGEID_LEN);
 }
 
 int pageid_of_url(const char *url, const struct lb_qrule *rule,

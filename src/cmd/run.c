@@ -1,7 +1,8 @@
 /*
- * run.c - linkbot run, crawl, build, publish: the nightly job, whole or one
- * stage at a time. One option parser serves the four; each job accepts and
- * documents only the options that mean something to it.
+ * run.c - linkbot run, crawl, build, publish and hubspot sync: the nightly
+ * job, whole or one stage at a time. One option parser serves the five;
+ * each job accepts and documents only the options that mean something to
+ * it (hubspot.c hands `linkbot hubspot sync` here: cmd_run_job()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +21,8 @@
 /* The options, each with the jobs that take it and its line of --help. */
 enum {
 	J_RUN = 1 << 0, J_CRAWL = 1 << 1, J_BUILD = 1 << 2, J_PUBLISH = 1 << 3,
-	J_ALL = 15,
+	J_ALL = 15,		/* the four stage jobs */
+	J_HUBSPOT = 1 << 4,
 };
 
 static const struct opt_doc {
@@ -28,14 +30,16 @@ static const struct opt_doc {
 	unsigned jobs;
 	const char *help;
 } opt_docs[] = {
-	{ 'c', J_ALL, "  -c, --config FILE     configuration (default $LINKBOT_CONFIG or linkbot.yaml)\n" },
+	{ 'c', J_ALL | J_HUBSPOT, "  -c, --config FILE     configuration (default $LINKBOT_CONFIG or linkbot.yaml)\n" },
 	{ 'e', J_ALL, "  -e, --endpoint C[/E]  only client C, its endpoint E, or the project\n"
 		      "                        with that uuid\n" },
 	{ 'K', J_ALL, "      --clients I/N     only the clients of share I of N (0-based): N jobs\n"
 		      "                        split a night, each client in exactly one share\n"
 		      "                        (a hash of its id); with -e, their intersection\n" },
+	{ 'e', J_HUBSPOT, "  -e, --endpoint C[/E]  only client C, or its endpoint E\n" },
 	{ 's', J_RUN | J_PUBLISH | J_CRAWL,
 		      "  -s, --store DIR|s3://BUCKET/PREFIX   publish there instead\n" },
+	{ 's', J_HUBSPOT, "  -s, --store DIR|s3://BUCKET/PREFIX   read the answers there\n" },
 	{ 'F', J_RUN | J_CRAWL, "      --force           crawl again even if done today\n" },
 	{ 'U', J_CRAWL, "      --urls FILE       only these URLs (side crawl), one a line\n" },
 	{ 'X', J_RUN | J_BUILD, "      --export DIR      also write DIR/<client>/<endpoint>/candidates.tsv\n" },
@@ -49,35 +53,54 @@ static const struct opt_doc {
 		"      --assign-threads N  threads of the assignment solver (default: one\n"
 		"                        per CPU; the links are the same for every N)\n" },
 	{ 'n', J_PUBLISH, "      --dry-run         print what would change, change nothing\n" },
+	{ 'n', J_HUBSPOT, "      --dry-run         read everything, write nothing, say what would change\n" },
 	{ 'A', J_RUN | J_PUBLISH,
 		"      --allow-shrink    publish even when an endpoint would lose more than\n"
 		"                        its max_shrink share of its answers (default 20 %)\n" },
 	{ 'S', J_RUN | J_BUILD | J_PUBLISH,
 		"      --seed N          seed of random completion (default: the UTC day)\n" },
+	{ 'S', J_HUBSPOT, "      --seed N          seed of the random posts of posts without links\n" },
 	{ 'N', J_ALL, "      --now UNIXTIME    pretend the time is this (tests)\n" },
 	{ 'R', J_RUN | J_CRAWL, "      --no-rate-limit   benchmarks only: crawl as fast as the origin allows\n" },
-	{ 'q', J_ALL, "  -q, --quiet / -v, --verbose\n" },
-	{ 'h', J_ALL, "  -h, --help\n" },
+	{ 'q', J_ALL | J_HUBSPOT, "  -q, --quiet / -v, --verbose\n" },
+	{ 'h', J_ALL | J_HUBSPOT, "  -h, --help\n" },
 };
+
+static const char exit_doc[] =
+	"Exit: 0 done, 1 an endpoint failed (the others were done), 2 usage,\n"
+	"3 invalid configuration (nothing touched), 4 environment (disk, state,\n"
+	"store, credentials).\n";
 
 static const struct job {
 	const char *name;
 	unsigned stages, bit;
 	const char *what;
+	const char *exit;	/* NULL: exit_doc */
 } jobs[] = {
 	{ "run", LB_STAGE_ALL, J_RUN,
 	  "The nightly job: crawl the URL sources, build (relate, assign) and\n"
 	  "publish every endpoint, or only those of --endpoint, then sync the\n"
-	  "endpoints with hubspot: settings (linkbot hubspot sync).\n" },
+	  "endpoints with hubspot: settings (linkbot hubspot sync).\n", NULL },
 	{ "crawl", LB_STAGE_CRAWL, J_CRAWL,
 	  "Stage 1: crawl the clients' URL sources into the corpus (the state).\n"
-	  "A second crawl on the same UTC day reuses the state unless --force.\n" },
+	  "A second crawl on the same UTC day reuses the state unless --force.\n", NULL },
 	{ "build", LB_STAGE_BUILD, J_BUILD,
 	  "Stages 2-4: relate the pages of each endpoint and assign their links\n"
-	  "(state/<client>/<endpoint>/links.tsv).\n" },
+	  "(state/<client>/<endpoint>/links.tsv).\n", NULL },
 	{ "publish", LB_STAGE_PUBLISH, J_PUBLISH,
 	  "Stages 5-6: render each page's answer and push what changed to the\n"
-	  "store (docs/store.md).\n" },
+	  "store (docs/store.md).\n", NULL },
+	{ "hubspot sync", LB_STAGE_HUBSPOT, J_HUBSPOT,
+	  "Copies each endpoint's links, as the store serves them, into the\n"
+	  "HubSpot custom object its hubspot: settings name (docs/hubspot.md):\n"
+	  "creates the object on first launch, lists the published blog posts\n"
+	  "and the instances, creates and updates what changed, in batches of\n"
+	  "100. An unchanged site makes no write call. `linkbot run` does the\n"
+	  "same after publishing.\n",
+	  "The token comes from the environment variable named by token_env.\n"
+	  "Exit: 0 done, 1 an endpoint failed (HubSpot refused the token or some\n"
+	  "inputs, or its DAILY limit is spent: the next run resumes), 2 usage,\n"
+	  "3 invalid configuration, 4 environment (store, memory).\n" },
 };
 
 static void usage(FILE *f, const struct job *job)
@@ -88,18 +111,17 @@ static void usage(FILE *f, const struct job *job)
 	for (i = 0; i < sizeof(opt_docs) / sizeof(opt_docs[0]); i++)
 		if (opt_docs[i].jobs & job->bit)
 			fputs(opt_docs[i].help, f);
-	fprintf(f, "\nExit: 0 done, 1 an endpoint failed (the others were done), 2 usage,\n"
-		   "3 invalid configuration (nothing touched), 4 environment (disk, state,\n"
-		   "store, credentials).\n");
+	fprintf(f, "\n%s", job->exit != NULL ? job->exit : exit_doc);
 }
 
+/* An option may have a line per job (its meaning there): any of them. */
 static int job_takes(const struct job *job, int key)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(opt_docs) / sizeof(opt_docs[0]); i++)
-		if (opt_docs[i].key == key)
-			return (opt_docs[i].jobs & job->bit) != 0;
+		if (opt_docs[i].key == key && (opt_docs[i].jobs & job->bit))
+			return 1;
 	return 0;
 }
 
@@ -155,7 +177,8 @@ static int bad_value(const struct job *job, const char *opt, const char *want,
 	return LB_EXIT_USAGE;
 }
 
-static int run_job(const struct job *job, int argc, char **argv)
+static int run_job(const struct job *job, int argc, char **argv,
+		   int (*check)(const struct lb_config *cfg))
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -283,6 +306,10 @@ static int run_job(const struct job *job, int argc, char **argv)
 	ro.progress = isatty(STDERR_FILENO) && verbosity > 0;
 	if ((rc = cmd_load_config(config, &cfg)) != LB_EXIT_OK)
 		return rc;
+	if (check != NULL && (rc = check(cfg)) != LB_EXIT_OK) {
+		config_free(cfg);
+		return rc;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	lb_error_init(&err);
 	if (pipeline_run(cfg, job->stages, &ro, &stats, &err) < 0) {
@@ -311,20 +338,41 @@ static int run_job(const struct job *job, int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
-	return run_job(&jobs[0], argc, argv);
+	return run_job(&jobs[0], argc, argv, NULL);
 }
 
 int cmd_crawl(int argc, char **argv)
 {
-	return run_job(&jobs[1], argc, argv);
+	return run_job(&jobs[1], argc, argv, NULL);
 }
 
 int cmd_build(int argc, char **argv)
 {
-	return run_job(&jobs[2], argc, argv);
+	return run_job(&jobs[2], argc, argv, NULL);
 }
 
 int cmd_publish(int argc, char **argv)
 {
-	return run_job(&jobs[3], argc, argv);
+	return run_job(&jobs[3], argc, argv, NULL);
+}
+
+static const struct job *job_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		if (strcmp(jobs[i].name, name) == 0)
+			return &jobs[i];
+	return NULL;
+}
+
+int cmd_run_job(const char *name, int argc, char **argv,
+		int (*check)(const struct lb_config *cfg))
+{
+	return run_job(job_named(name), argc, argv, check);
+}
+
+void cmd_job_usage(const char *name, FILE *f)
+{
+	usage(f, job_named(name));
 }

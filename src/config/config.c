@@ -1104,7 +1104,9 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 	}
 	if ((n = get(c, root, "crawl")) != NULL) {
 		if (check_keys(c, n, "crawl", crawl_keys) < 0 ||
-		    get_int(c, n, "pages_per_minute", 60, 240,
+		    get_int(c, n, "pages_per_minute",
+			    LB_CRAWL_PAGES_PER_MINUTE_MIN,
+			    LB_CRAWL_PAGES_PER_MINUTE_MAX,
 			    &cfg->crawl.pages_per_minute) < 0 ||
 		    get_str(c, n, "bot_info_url", 0,
 			    &cfg->crawl.bot_info_url) < 0 ||
@@ -1335,11 +1337,11 @@ int config_parse(const char *name, const char *text, size_t len,
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
-	cfg->crawl.pages_per_minute = 120;
-	cfg->crawl.max_pages = 1000000;
-	cfg->crawl.max_body_bytes = 10L << 20;
-	cfg->crawl.timeout_seconds = 30;
-	cfg->crawl.max_redirects = 5;
+	cfg->crawl.pages_per_minute = LB_CRAWL_PAGES_PER_MINUTE;
+	cfg->crawl.max_pages = LB_CRAWL_MAX_PAGES;
+	cfg->crawl.max_body_bytes = LB_CRAWL_MAX_BODY_BYTES;
+	cfg->crawl.timeout_seconds = LB_CRAWL_TIMEOUT_SECONDS;
+	cfg->crawl.max_redirects = LB_CRAWL_MAX_REDIRECTS;
 	cfg->s3.path_style = 1;
 	if ((cfg->path = strdup(name)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

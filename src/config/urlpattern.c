@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "linkbot/url.h"
 #include "linkbot/urlpattern.h"
 
 struct pattern {
@@ -239,51 +240,60 @@ static int glob(const struct glob *g, const char *s)
 	return cur[g->n];
 }
 
-/* Splits an absolute URL in place; 0 ok, -1 not an absolute http(s) URL. */
-static int split_url(char *u, struct parts *pt)
+/*
+ * Splits an absolute URL (lb_url_split(), the one parser) into pt, whose
+ * parts point into the returned buffer (caller frees); NULL when url is
+ * not an absolute URL or there is no memory. Scheme and host lower-cased,
+ * the fragment dropped, an empty path read as "/".
+ */
+static char *split_url(const char *url, struct parts *pt)
 {
-	char *s = strstr(u, "://"), *h, *e, *q, *hash;
+	struct lb_url_parts u;
+	size_t n = strcspn(url, "#");
+	char *buf, *o, *h, *e;
 
 	memset(pt, 0, sizeof(*pt));
-	if (s == NULL || s == u)
-		return -1;
-	*s = '\0';
-	pt->scheme = u;
-	lower(pt->scheme);
-	h = s + 3;
-	if ((hash = strchr(h, '#')) != NULL)
-		*hash = '\0';
-	e = h + strcspn(h, "/?");
-	q = strchr(e, '?');
-	if (q != NULL)
-		*q++ = '\0';
-	pt->query = q;
-	/* path: from e; it starts with '/' or is empty */
-	if (*e == '/') {
-		size_t hl = (size_t)(e - h);
-		memmove(h - 1, h, hl);	/* make room for the NUL after host */
-		h--;
-		h[hl] = '\0';
-		pt->path = e;
-	} else {
-		pt->path = "/";
-		*e = '\0';
-	}
-	pt->host = h;
+	lb_url_split(url, n, &u);
+	if (u.scheme == NULL || !u.has_auth || u.auth_n == 0 ||
+	    (buf = malloc(n + 8)) == NULL)
+		return NULL;
+	o = buf;
+#define PART(dst, src, len)                                                    \
+	do {                                                                   \
+		(dst) = o;                                                     \
+		memcpy(o, (src), (len));                                       \
+		o += (len);                                                    \
+		*o++ = '\0';                                                   \
+	} while (0)
+	PART(pt->scheme, u.scheme, u.scheme_n);
+	PART(h, u.auth, u.auth_n);
+	if (u.path_n > 0)
+		PART(pt->path, u.path, u.path_n);
+	else
+		PART(pt->path, "/", 1);
+	if (u.has_query)
+		PART(pt->query, u.query, u.query_n);
+#undef PART
 	if (*h == '[') {
 		char *rb = strchr(h, ']');
-		if (rb == NULL)
-			return -1;
+		if (rb == NULL) {
+			free(buf);
+			return NULL;
+		}
 		if (rb[1] == ':')
 			pt->port = rb + 2, rb[1] = '\0';
 	} else if ((e = strrchr(h, ':')) != NULL) {
 		*e = '\0';
 		pt->port = e + 1;
 	}
+	pt->host = h;
+	if (*h == '\0') {
+		free(buf);
+		return NULL;
+	}
+	lower(pt->scheme);
 	lower(pt->host);
-	if (*pt->host == '\0')
-		return -1;
-	return 0;
+	return buf;
 }
 
 static void pattern_release(struct pattern *p)
@@ -549,12 +559,8 @@ static int set_match(const struct lb_urlset *s, const char *url, int hosted)
 	size_t i;
 	int hit = 0;
 
-	if (s == NULL || url == NULL || (copy = strdup(url)) == NULL)
+	if (s == NULL || url == NULL || (copy = split_url(url, &pt)) == NULL)
 		return 0;
-	if (split_url(copy, &pt) < 0) {
-		free(copy);
-		return 0;
-	}
 	trim_slash(pt.path);
 	for (i = 0; i < s->n; i++) {
 		if (!pattern_match(&s->p[i], &pt))

@@ -37,6 +37,7 @@
 
 #include "linkbot/buf.h"
 #include "linkbot/crawl.h"
+#include "linkbot/url.h"
 #include "linkbot/extract.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
@@ -45,10 +46,13 @@
 #include "linkbot/urlpattern.h"
 #include "crawl_int.h"
 
-#define DEFAULT_PPM 60
-#define DEFAULT_MAX_BODY (10L << 20)
-#define DEFAULT_TIMEOUT 30
-#define DEFAULT_REDIRECTS 5
+/* The defaults live in linkbot/config.h (LB_CRAWL_*), next to the settings. */
+#define DEFAULT_PPM LB_CRAWL_PAGES_PER_MINUTE
+#define DEFAULT_MAX_BODY LB_CRAWL_MAX_BODY_BYTES
+#define DEFAULT_TIMEOUT LB_CRAWL_TIMEOUT_SECONDS
+#define DEFAULT_REDIRECTS LB_CRAWL_MAX_REDIRECTS
+#define PPM_MIN LB_CRAWL_PAGES_PER_MINUTE_MIN
+#define PPM_MAX LB_CRAWL_PAGES_PER_MINUTE_MAX
 #define MAX_SITEMAPS 1000
 #define MAX_SITEMAP_DEPTH 3
 #define URLS_FILE_MAX ((size_t)64 << 20)
@@ -142,10 +146,10 @@ static void fetcher_defaults(const struct lb_config *cfg, int no_rate,
 
 	if (ppm <= 0)
 		ppm = DEFAULT_PPM;
-	if (ppm < 60 || ppm > 240) {
-		log_warnx("pages_per_minute %d is outside 60..240; using %d",
-			  ppm, ppm < 60 ? 60 : 240);
-		ppm = ppm < 60 ? 60 : 240;
+	if (ppm < PPM_MIN || ppm > PPM_MAX) {
+		log_warnx("pages_per_minute %d is outside %d..%d; using %d",
+			  ppm, PPM_MIN, PPM_MAX, ppm < PPM_MIN ? PPM_MIN : PPM_MAX);
+		ppm = ppm < PPM_MIN ? PPM_MIN : PPM_MAX;
 	}
 	memset(o, 0, sizeof(*o));
 	o->user_agent = crawl_user_agent(cfg);
@@ -260,24 +264,6 @@ static int cand_rehash(struct crawl *c)
  * a page whose canonical URL points outside a set (another section, another
  * host) is not a page of that set.
  */
-/* The host of an absolute URL (no port): s[0..*n). */
-static const char *host_span(const char *url, size_t *n)
-{
-	const char *h = strstr(url, "://"), *e;
-
-	if (h == NULL) {
-		*n = 0;
-		return url;
-	}
-	h += 3;
-	if (*h == '[')
-		e = h + strcspn(h, "]/?#") + (h[strcspn(h, "]/?#")] == ']');
-	else
-		e = h + strcspn(h, ":/?#");
-	*n = (size_t)(e - h);
-	return h;
-}
-
 /*
  * Links only where they belong: a URL is in a set when a pattern that names
  * its host matches it, or when a pattern without a host matches it and its
@@ -294,7 +280,7 @@ static int in_set(const struct crawl *c, size_t i, const char *url)
 		return 1;
 	if (!urlset_match(c->sets[i], url))
 		return 0;
-	h = host_span(url, &n);
+	h = lb_url_host(url, &n);
 	if (n > 4 && strncasecmp(h, "www.", 4) == 0)
 		h += 4, n -= 4;		/* www.example.com is example.com's */
 	for (k = 0; k < c->src_hosts.n; k++) {
@@ -316,7 +302,7 @@ static int src_host_add(struct crawl *c, const char *url)
 	size_t n, k;
 	char *d;
 
-	h = host_span(url, &n);
+	h = lb_url_host(url, &n);
 	for (k = 0; k < c->src_hosts.n; k++)
 		if (strlen(c->src_hosts.v[k]) == n &&
 		    strncasecmp(c->src_hosts.v[k], h, n) == 0)
@@ -340,7 +326,7 @@ static int src_hosts_init(struct crawl *c)
 	for (i = 0; i < c->cl->n_sources; i++) {
 		if (url_normalize(c->cl->sources[i].url, NULL, &u) < 0)
 			continue;
-		p = host_span(u, &n);
+		p = lb_url_host(u, &n);
 		h = strndup(p, n);
 		free(u);
 		if (h == NULL || lb_strlist_add(&c->src_hosts, h, c->err) < 0) {

@@ -75,10 +75,7 @@ int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
 int sitemap_looks_html(const char *data, size_t len);
 int sitemap_looks_xml(const char *data, size_t len);
 
-/* gunzip with a cap (gzip bombs stop there); *out NUL-terminated. */
-int crawl_gunzip(const char *data, size_t len, size_t cap, char **out,
-		 size_t *out_len, struct lb_error *err);
-int crawl_is_gzip(const char *data, size_t len);
+/* gzipped sitemaps: lb_gunzip() and lb_is_gzip() (linkbot/gz.h). */
 
 /* ---- fetch.c ---- */
 
@@ -187,7 +184,6 @@ void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
 		       double seconds);
 double fetch_pace_factor(const struct fetch_pace *p);
 
-/* Parses Retry-After (seconds or an HTTP date) relative to now; -1 bad. */
-long fetch_parse_retry_after(const char *v, int64_t now);
+/* Retry-After is read by lb_retry_after_parse() (linkbot/retry.h). */
 
 #endif

@@ -44,6 +44,7 @@
 #include <curl/curl.h>
 
 #include "linkbot/log.h"
+#include "linkbot/retry.h"
 #include "crawl_int.h"
 
 struct host {
@@ -69,6 +70,7 @@ struct xfer {
 
 struct fetcher {
 	struct fetcher_opts o;
+	struct lb_retry_policy retry;	/* from o: crawl_retry_policy() */
 	CURLM *multi;
 	struct host **hosts;
 	size_t n_hosts, alloc_hosts;
@@ -156,28 +158,6 @@ static curl_socket_t open_socket(void *clientp, curlsocktype purpose,
 	return socket(a->family, a->socktype, a->protocol);
 }
 
-long fetch_parse_retry_after(const char *v, int64_t now)
-{
-	char *end;
-	long s;
-	struct tm tm;
-
-	while (*v == ' ')
-		v++;
-	if (isdigit((unsigned char)*v)) {
-		s = strtol(v, &end, 10);
-		while (*end == ' ')
-			end++;
-		return *end == '\0' && s >= 0 ? s : -1;
-	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	if (end == NULL)
-		return -1;
-	s = (long)(timegm(&tm) - (time_t)now);
-	return s < 0 ? 0 : s;
-}
-
 static void res_release(struct fetch_res *r)
 {
 	free(r->redirect);
@@ -234,7 +214,7 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 	else if ((v = header_value(buf, len, "last-modified")) != NULL)
 		set_str(&x->res.last_modified, v);
 	else if ((v = header_value(buf, len, "retry-after")) != NULL) {
-		x->res.retry_after = fetch_parse_retry_after(v, time(NULL));
+		x->res.retry_after = lb_retry_after_parse(v, time(NULL));
 		free(v);
 	} else if ((v = header_value(buf, len, "x-robots-tag")) != NULL) {
 		if (lb_strlist_add(&x->res.xrobots, v, NULL) < 0) {
@@ -366,6 +346,24 @@ static double host_interval(const struct fetcher *f, const struct host *h)
 	return f->o.interval * fetch_pace_factor(&h->pace);
 }
 
+/*
+ * The crawler's retries (linkbot/retry.h): 429 and 503 max_retries times
+ * after Retry-After (at most max_retry_after) or 1 s doubling up to 16 s;
+ * a transport error once, after 1 s, unless it timed out (a slow page is
+ * not asked twice); other 5xx not at all, the page is kept from last run.
+ */
+static void crawl_retry_policy(const struct fetcher_opts *o,
+			       struct lb_retry_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->retries[LB_RETRY_THROTTLED] = o->max_retries;
+	p->retries[LB_RETRY_UNAVAILABLE] = o->max_retries;
+	p->retries[LB_RETRY_TRANSPORT] = o->max_retries < 1 ? o->max_retries : 1;
+	p->first_ms = 1000;
+	p->cap_ms = 16000;
+	p->max_retry_after_s = (long)o->max_retry_after;
+}
+
 int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
 		struct lb_error *err)
 {
@@ -375,6 +373,7 @@ int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	f->o = *o;
+	crawl_retry_policy(&f->o, &f->retry);
 	if (f->o.per_host < 1)
 		f->o.per_host = 1;
 	if ((f->multi = curl_multi_init()) == NULL) {
@@ -543,33 +542,28 @@ static int judge(struct fetcher *f, struct xfer *x, double now)
 {
 	struct host *h = x->host;
 	struct fetch_res *r = &x->res;
-	int retry = 0;
+	enum lb_retry_class c = LB_RETRY_FINAL;
+	int tries = x->req->tries, retry = 0;
+	long wait = -1;
 
-	if (r->error == FE_OK && (r->status == 429 || r->status == 503)) {
-		double wait = r->retry_after >= 0 ?
-				      (double)r->retry_after :
-				      (double)(1L << (x->req->tries < 4 ?
-						      x->req->tries : 4));
+	if (r->error == FE_OK)
+		c = lb_retry_classify(0, r->status);
+	else if (r->error == FE_NETWORK)	/* garbage answers too */
+		c = r->timed_out ? LB_RETRY_TIMEOUT : LB_RETRY_TRANSPORT;
+	if (lb_retry_allowed(&f->retry, c, tries))
+		wait = lb_retry_wait_ms(&f->retry, c, tries, r->retry_after, 0);
+	if (wait >= 0) {
+		if (h->next < now + wait / 1000.0)
+			h->next = now + wait / 1000.0;
+		retry = 1;
+	}
+	if (c == LB_RETRY_THROTTLED || c == LB_RETRY_UNAVAILABLE) {
 		fetch_pace_answer(&h->pace, PACE_SLOW_DOWN, r->seconds);
-		if (x->req->tries < f->o.max_retries &&
-		    wait <= f->o.max_retry_after) {
-			if (h->next < now + wait)
-				h->next = now + wait;
-			retry = 1;
-		}
 		log_info("%s answered %d: %s (host slowed down)",
 			 x->req->url, r->status,
 			 retry ? "will retry" : "giving up for this run");
-	} else if (r->error == FE_NETWORK || (r->error == FE_OK &&
-					       r->status >= 500)) {
+	} else if (c != LB_RETRY_FINAL) {
 		fetch_pace_answer(&h->pace, PACE_ERROR, r->seconds);
-		if (r->error == FE_NETWORK && x->req->tries < 1 &&
-		    x->req->tries < f->o.max_retries &&
-		    !r->timed_out) {
-			if (h->next < now + 1)
-				h->next = now + 1;
-			retry = 1;
-		}
 	} else {
 		fetch_pace_answer(&h->pace, PACE_OK, r->seconds);
 	}

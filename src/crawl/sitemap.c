@@ -13,8 +13,8 @@
 
 #include <libxml/parserInternals.h>
 #include <libxml/xmlreader.h>
-#include <zlib.h>
 
+#include "linkbot/gz.h"
 #include "linkbot/utf8.h"
 #include "crawl_int.h"
 
@@ -43,55 +43,6 @@ static void xml_setup(void)
 	xmlInitParser();
 	xmlSetExternalEntityLoader(no_entities);
 	xmlSetGenericErrorFunc(NULL, quiet);
-}
-
-int crawl_is_gzip(const char *data, size_t len)
-{
-	return len >= 2 && (unsigned char)data[0] == 0x1f &&
-	       (unsigned char)data[1] == 0x8b;
-}
-
-int crawl_gunzip(const char *data, size_t len, size_t cap, char **out,
-		 size_t *out_len, struct lb_error *err)
-{
-	z_stream z;
-	struct lb_buf b;
-	char chunk[16384];
-	int zrc, rc = -1;
-
-	*out = NULL;
-	*out_len = 0;
-	memset(&z, 0, sizeof(z));
-	lb_buf_init(&b, cap);
-	if (inflateInit2(&z, 15 + 32) != Z_OK)
-		return lb_error_set(err, LB_ENOMEM, "cannot start gunzip");
-	z.next_in = (Bytef *)(uintptr_t)data;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = (Bytef *)chunk;
-		z.avail_out = sizeof(chunk);
-		zrc = inflate(&z, Z_NO_FLUSH);
-		if (zrc != Z_OK && zrc != Z_STREAM_END) {
-			lb_error_set(err, LB_EPARSE, "bad gzip data: %s",
-				     z.msg ? z.msg : "truncated");
-			goto out;
-		}
-		if (lb_buf_add(&b, chunk, sizeof(chunk) - z.avail_out,
-			       err) < 0)
-			goto out;
-		if (zrc != Z_STREAM_END && z.avail_in == 0 &&
-		    z.avail_out != 0) {
-			lb_error_set(err, LB_EPARSE, "truncated gzip data");
-			goto out;
-		}
-	} while (zrc != Z_STREAM_END);
-	*out_len = b.len;
-	*out = lb_buf_take(&b);
-	rc = 0;
-out:
-	inflateEnd(&z);
-	lb_buf_release(&b);
-	return rc;
 }
 
 static int name_is(xmlTextReaderPtr r, const char *name)
@@ -141,7 +92,7 @@ int sitemap_looks_html(const char *data, size_t len)
 	size_t n;
 	const char *p;
 
-	if (data == NULL || crawl_is_gzip(data, len))
+	if (data == NULL || lb_is_gzip(data, len))
 		return 0;
 	p = skip_bom_space(data, len, &n);
 	return starts_ci(p, n, "<!doctype html") || starts_ci(p, n, "<html") ||
@@ -155,7 +106,7 @@ int sitemap_looks_xml(const char *data, size_t len)
 
 	if (data == NULL)
 		return 0;
-	if (crawl_is_gzip(data, len))
+	if (lb_is_gzip(data, len))
 		return 1;
 	p = skip_bom_space(data, len, &n);
 	return starts_ci(p, n, "<?xml") || starts_ci(p, n, "<urlset") ||
@@ -259,10 +210,10 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 	int is_index = -1, depth_entry = -1, rc = -1, ret;
 
 	xml_setup();
-	if (crawl_is_gzip(data, len)) {
+	if (lb_is_gzip(data, len)) {
 		size_t ulen;
-		if (crawl_gunzip(data, len, LB_SITEMAP_MAX_BYTES, &unz, &ulen,
-				 err) < 0)
+		if (lb_gunzip(data, len, LB_SITEMAP_MAX_BYTES, &unz, &ulen,
+			      err) < 0)
 			return -1;
 		data = unz;
 		len = ulen;

@@ -6,17 +6,10 @@
 
 #include <curl/curl.h>
 
+#include "linkbot/url.h"
 #include "crawl_int.h"
 
 #define URL_MAX 4096
-
-static int hexv(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 /*
  * RFC 3986 6.2.2 on path and query, into a new string (NULL: no memory):
@@ -34,8 +27,8 @@ static char *pct_normalize(const char *s)
 
 	for (; *s != '\0'; s++) {
 		int a, b;
-		if (*s == '%' && (a = hexv((unsigned char)s[1])) >= 0 &&
-		    (b = hexv((unsigned char)s[2])) >= 0) {
+		if (*s == '%' && (a = lb_url_hexval((unsigned char)s[1])) >= 0 &&
+		    (b = lb_url_hexval((unsigned char)s[2])) >= 0) {
 			int v = a * 16 + b;
 			if (isalnum(v) || v == '-' || v == '.' || v == '_' ||
 			    v == '~') {
@@ -69,34 +62,14 @@ static char *pct_normalize(const char *s)
  */
 static void remove_dots(char *path)
 {
-	char *in = path, *o = path;
+	size_t n;
 
 	if (*path != '/' || strstr(path, "/.") == NULL)
 		return;
-	while (*in != '\0') {
-		if (strncmp(in, "/./", 3) == 0) {
-			in += 2;
-		} else if (strcmp(in, "/.") == 0) {
-			in[1] = '\0';
-			*o++ = '/';
-			break;
-		} else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0) {
-			while (o > path && *--o != '/')
-				;
-			if (in[3] == '\0') {
-				*o++ = '/';
-				break;
-			}
-			in += 3;
-		} else {
-			do
-				*o++ = *in++;
-			while (*in != '\0' && *in != '/');
-		}
-	}
-	if (o == path)
-		*o++ = '/';
-	*o = '\0';
+	n = lb_url_remove_dots(path, strlen(path), path);
+	if (n == 0)
+		path[n++] = '/';
+	path[n] = '\0';
 }
 
 /* 1 if h is a dotted quad in its one spelling: 4 numbers, 0-255, no
@@ -257,22 +230,22 @@ out:
 
 char *url_origin(const char *url)
 {
-	const char *s = strstr(url, "://");
+	struct lb_url_parts u;
 
-	if (s == NULL)
+	lb_url_split(url, strcspn(url, "#"), &u);
+	if (!u.has_auth)
 		return NULL;
-	s += 3;
-	s += strcspn(s, "/?#");
-	return strndup(url, (size_t)(s - url));
+	return strndup(url, (size_t)(u.auth + u.auth_n - url));
 }
 
 const char *url_path_query(const char *url)
 {
-	const char *s = strstr(url, "://");
+	struct lb_url_parts u;
+	const char *s;
 
-	if (s == NULL)
+	lb_url_split(url, strcspn(url, "#"), &u);
+	if (!u.has_auth)
 		return url;
-	s += 3;
-	s += strcspn(s, "/?#");
+	s = u.auth + u.auth_n;
 	return *s ? s : "/";
 }

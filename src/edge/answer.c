@@ -14,13 +14,11 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
-/* SHA256_Init/Update/Final: deprecated in OpenSSL 3, still the fastest */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 
 #include "linkbot/answer.h"
 #include "linkbot/layout.h"
+#include "linkbot/sha256.h"
+#include "linkbot/url.h"
 
 #define DAY "public, max-age=86400"
 /* Project answers need a key: no shared cache may give them to others. */
@@ -183,17 +181,6 @@ void edge_page_answer(enum lb_edge_variant variant, struct lb_edge_answer *a)
 
 /* ---- bytes ---- */
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Percent-decodes every valid escape of s[0..n) into a new buffer (NUL
  * added; the result may hold NULs before it): query-string decoding when
@@ -209,8 +196,8 @@ static char *pct_decode(const char *s, size_t n, int plus, size_t *out_len)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n &&
-		    (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (l = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (h = lb_url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (l = lb_url_hexval((unsigned char)s[i + 2])) >= 0) {
 			out[o++] = (char)(h * 16 + l);
 			i += 2;
 		} else if (s[i] == '+' && plus) {
@@ -321,8 +308,8 @@ static int bad_path(const char *p, size_t n)
 		if (p[i] == '\0')
 			return 1;
 		if (p[i] == '%') {
-			if (i + 2 >= n || hexval((unsigned char)p[i + 1]) < 0 ||
-			    hexval((unsigned char)p[i + 2]) < 0)
+			if (i + 2 >= n || lb_url_hexval((unsigned char)p[i + 1]) < 0 ||
+			    lb_url_hexval((unsigned char)p[i + 2]) < 0)
 				return 1;
 			if (p[i + 1] == '0' && p[i + 2] == '0')
 				return 1;
@@ -479,19 +466,6 @@ static int is_object(const cJSON *v)
 static int str_is(const cJSON *v, const char *s)
 {
 	return cJSON_IsString(v) && strcmp(v->valuestring, s) == 0;
-}
-
-static void sha256hex(const char *s, size_t n, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-
-	EVP_Digest(s, n, md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		out[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /*
@@ -784,7 +758,7 @@ static int decide_project(const struct lb_edge_request *req,
 		edge_error(&d->answer, 404, MSG_NO_PROJECT);
 		return 1;
 	}
-	sha256hex(tok, tl, mine);
+	lb_sha256_hex(tok, tl, mine, LB_SHA256_HEX_LEN);
 	hashes = cJSON_GetObjectItemCaseSensitive(proj, "key_sha256");
 	/* every stored hash is compared in full, whatever matches */
 	if (cJSON_IsArray(hashes))
@@ -947,27 +921,10 @@ int edge_fast_id(const struct lb_edge_request *req,
 	return rc;
 }
 
-/*
- * The page ID of a key: pageid_hash()'s value (docs/page-id.md), computed
- * with the low-level SHA-256 calls. pageid_hash() goes through EVP, which
- * in OpenSSL 3 looks the algorithm up on every call (about half a
- * microsecond, a tenth of what the edge may add to static nginx per
- * request). tests/unit/test_answer.c holds the two equal.
- */
+/* The page ID of a key of len bytes: pageid_hash()'s value, unterminated key. */
 void edge_page_id(const char *key, size_t len, char id[LB_PAGEID_LEN + 1])
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX c;
-	int i;
-
-	SHA256_Init(&c);
-	SHA256_Update(&c, key, len);
-	SHA256_Final(md, &c);
-	for (i = 0; i < LB_PAGEID_LEN / 2; i++) {
-		id[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		id[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	id[LB_PAGEID_LEN] = '\0';
+	lb_sha256_hex(key, len, id, LB_PAGEID_LEN);
 }
 
 /* ---- step 3: pages not indexed ---- */

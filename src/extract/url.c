@@ -12,95 +12,8 @@
 #include <strings.h>
 
 #include "linkbot/buf.h"
+#include "linkbot/url.h"
 #include "extract_int.h"
-
-struct parts {
-	const char *scheme, *auth, *path, *query;
-	size_t scheme_n, auth_n, path_n, query_n;
-	int has_auth, has_query;
-};
-
-/* Splits s (no fragment, cleaned) into its components. */
-static void split(const char *s, size_t n, struct parts *p)
-{
-	size_t i = 0, k;
-
-	memset(p, 0, sizeof(*p));
-	/* scheme ":" if the first characters make one */
-	for (k = 0; k < n; k++) {
-		char c = s[k];
-
-		if (c == ':') {
-			if (k > 0) {
-				p->scheme = s;
-				p->scheme_n = k;
-				i = k + 1;
-			}
-			break;
-		}
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (k > 0 && ((c >= '0' && c <= '9') || c == '+' ||
-				 c == '-' || c == '.'))))
-			break;
-	}
-	if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
-		p->has_auth = 1;
-		p->auth = s + i + 2;
-		for (k = i + 2; k < n && s[k] != '/' && s[k] != '?'; k++)
-			;
-		p->auth_n = (size_t)(s + k - p->auth);
-		i = k;
-	}
-	p->path = s + i;
-	for (k = i; k < n && s[k] != '?'; k++)
-		;
-	p->path_n = k - i;
-	if (k < n) {
-		p->has_query = 1;
-		p->query = s + k + 1;
-		p->query_n = n - k - 1;
-	}
-}
-
-/* RFC 3986 5.2.4, into out (which has room for n + 1 bytes). */
-static size_t remove_dots(const char *in, size_t n, char *out)
-{
-	size_t o = 0, i = 0;
-
-	while (i < n) {
-		if (n - i >= 3 && memcmp(in + i, "../", 3) == 0) {
-			i += 3;
-		} else if (n - i >= 2 && memcmp(in + i, "./", 2) == 0) {
-			i += 2;
-		} else if (n - i >= 3 && memcmp(in + i, "/./", 3) == 0) {
-			i += 2;
-		} else if (n - i == 2 && memcmp(in + i, "/.", 2) == 0) {
-			i += 1;
-			out[o++] = '/';
-			i += 1;
-		} else if ((n - i >= 4 && memcmp(in + i, "/../", 4) == 0) ||
-			   (n - i == 3 && memcmp(in + i, "/..", 3) == 0)) {
-			int last = (n - i == 3);
-
-			i += 3;
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-			if (last)
-				out[o++] = '/';
-		} else if ((n - i == 1 && in[i] == '.') ||
-			   (n - i == 2 && memcmp(in + i, "..", 2) == 0)) {
-			i = n;
-		} else {
-			if (in[i] == '/')
-				out[o++] = in[i++];
-			while (i < n && in[i] != '/')
-				out[o++] = in[i++];
-		}
-	}
-	return o;
-}
 
 static int addpct(struct lb_buf *b, const char *s, size_t n, int lower)
 {
@@ -137,7 +50,7 @@ static int is_http(const char *s, size_t n)
 
 char *x_url_resolve(const char *base, const char *ref, size_t n, int *oom)
 {
-	struct parts b, r;
+	struct lb_url_parts b, r;
 	struct lb_buf out, path;
 	char *clean = NULL, *res = NULL, *tmp = NULL;
 	size_t i, k = 0, bn;
@@ -160,7 +73,7 @@ char *x_url_resolve(const char *base, const char *ref, size_t n, int *oom)
 		clean[k++] = ref[i] == '\\' ? '/' : ref[i];
 	}
 	clean[k] = '\0';
-	split(clean, k, &r);
+	lb_url_split(clean, k, &r);
 	if (r.scheme != NULL && !is_http(r.scheme, r.scheme_n))
 		goto out;
 	if (r.scheme != NULL && r.has_auth) {
@@ -169,7 +82,7 @@ char *x_url_resolve(const char *base, const char *ref, size_t n, int *oom)
 		if (base == NULL)
 			goto out;
 		bn = strlen(base);
-		split(base, bn, &b);
+		lb_url_split(base, bn, &b);
 		if (b.scheme == NULL || !is_http(b.scheme, b.scheme_n) ||
 		    !b.has_auth || b.auth_n == 0)
 			goto out;
@@ -221,7 +134,7 @@ char *x_url_resolve(const char *base, const char *ref, size_t n, int *oom)
 		goto out;
 	if ((tmp = malloc(b.path_n + 2)) == NULL)
 		goto oom;
-	k = remove_dots(b.path, b.path_n, tmp);
+	k = lb_url_remove_dots(b.path, b.path_n, tmp);
 	if (k == 0)
 		tmp[k++] = '/';
 	if (addpct(&out, b.scheme, b.scheme_n, 1) < 0 ||
@@ -249,10 +162,10 @@ out:
 
 char *x_url_path(const char *url, int *oom)
 {
-	struct parts p;
+	struct lb_url_parts p;
 	char *s;
 
-	split(url, strlen(url), &p);
+	lb_url_split(url, strlen(url), &p);
 	if (p.path_n == 0) {
 		p.path = "/";
 		p.path_n = 1;
@@ -264,10 +177,10 @@ char *x_url_path(const char *url, int *oom)
 
 char *x_url_query(const char *url, int *oom)
 {
-	struct parts p;
+	struct lb_url_parts p;
 	char *s;
 
-	split(url, strlen(url), &p);
+	lb_url_split(url, strlen(url), &p);
 	if (!p.has_query || p.query_n == 0)
 		return NULL;
 	if ((s = strndup(p.query, p.query_n)) == NULL)

@@ -20,6 +20,7 @@
 
 #include "linkbot/buf.h"
 #include "linkbot/log.h"
+#include "linkbot/retry.h"
 #include "client.h"
 
 #define HS_BODY_MAX ((size_t)64 << 20)
@@ -45,8 +46,26 @@ struct hs_client {
 	long retry_after_ms;		/* Retry-After of the last answer */
 	double sent[HS_WINDOW_SLOTS];	/* ring of send times (ms) */
 	size_t n_sent, head;
-	long backoff_ms;		/* first backoff of 5xx / network */
+	struct lb_retry_policy retry;	/* hs_retry_policy() */
 };
+
+/*
+ * HubSpot's retries (linkbot/retry.h): transport errors and 5xx
+ * HS_RETRY_SERVER - 1 times after LINKBOT_HUBSPOT_BACKOFF_MS (500 ms)
+ * doubling; burst 429s HS_RETRY_429 - 1 times, each after a wait learnt
+ * from the portal's announced window (hs_call(): HubSpot's contract, not
+ * a backoff), or its Retry-After when longer.
+ */
+static void hs_retry_policy(struct lb_retry_policy *p, long backoff_ms)
+{
+	memset(p, 0, sizeof(*p));
+	p->retries[LB_RETRY_TRANSPORT] = HS_RETRY_SERVER - 1;
+	p->retries[LB_RETRY_TIMEOUT] = HS_RETRY_SERVER - 1;
+	p->retries[LB_RETRY_UNAVAILABLE] = HS_RETRY_SERVER - 1;
+	p->retries[LB_RETRY_SERVER] = HS_RETRY_SERVER - 1;
+	p->retries[LB_RETRY_THROTTLED] = HS_RETRY_429 - 1;
+	p->first_ms = backoff_ms;
+}
 
 static double now_ms(void)
 {
@@ -96,7 +115,8 @@ int hs_client_new(const char *base_url, const char *token,
 	c->max = 100;
 	c->window_ms = 10000;
 	c->remaining = -1;
-	c->backoff_ms = env_long("LINKBOT_HUBSPOT_BACKOFF_MS", 500, 1, 60000);
+	hs_retry_policy(&c->retry,
+			env_long("LINKBOT_HUBSPOT_BACKOFF_MS", 500, 1, 60000));
 	n = strlen(base_url);
 	while (n > 0 && base_url[n - 1] == '/')
 		n--;
@@ -307,6 +327,7 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 		goto out;
 	for (;;) {
 		CURLcode cc;
+		enum lb_retry_class k;
 		char ebuf[CURL_ERROR_SIZE] = "";
 
 		lb_buf_reset(&resp);
@@ -338,7 +359,8 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 		cJSON_Delete(r->json);
 		r->json = NULL;
 		if (cc != CURLE_OK) {
-			if (++server_tries >= HS_RETRY_SERVER) {
+			k = lb_retry_classify(cc, 0);
+			if (!lb_retry_allowed(&c->retry, k, server_tries)) {
 				lb_error_set(err, LB_ENETWORK,
 					     "cannot reach HubSpot for %s %.*s: %s",
 					     method, (int)strcspn(path, "?"), path,
@@ -349,7 +371,8 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 				  (int)strcspn(path, "?"), path,
 				  ebuf[0] ? ebuf : curl_easy_strerror(cc));
 			c->stats->retries++;
-			sleep_ms((double)(c->backoff_ms << (server_tries - 1)));
+			sleep_ms((double)lb_retry_wait_ms(&c->retry, k,
+							  server_tries++, -1, 0));
 			continue;
 		}
 		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
@@ -366,7 +389,8 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 					  json_str(r->json, "correlationId") : "");
 				goto out;
 			}
-			if (++burst_tries >= HS_RETRY_429) {
+			if (!lb_retry_allowed(&c->retry, LB_RETRY_THROTTLED,
+					      burst_tries++)) {
 				hs_error(err, method, path, r);
 				goto out;
 			}
@@ -390,8 +414,9 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 			sleep_ms((double)wait_429);
 			continue;
 		}
-		if (r->status >= 500) {
-			if (++server_tries >= HS_RETRY_SERVER) {
+		k = lb_retry_classify(0, r->status);
+		if (k == LB_RETRY_UNAVAILABLE || k == LB_RETRY_SERVER) {
+			if (!lb_retry_allowed(&c->retry, k, server_tries)) {
 				hs_error(err, method, path, r);
 				goto out;
 			}
@@ -401,7 +426,8 @@ int hs_call(struct hs_client *c, const char *method, const char *path,
 				  json_str(r->json, "correlationId") ?
 				  json_str(r->json, "correlationId") : "none");
 			c->stats->retries++;
-			sleep_ms((double)(c->backoff_ms << (server_tries - 1)));
+			sleep_ms((double)lb_retry_wait_ms(&c->retry, k,
+							  server_tries++, -1, 0));
 			continue;
 		}
 		if (r->status == 401) {

@@ -50,7 +50,7 @@ static struct lb_text_source pages_text_source(const struct pages *p)
 	return src;
 }
 
-/* Language group ids: the primary subtag, lower-cased ("en-US" -> "en"). */
+/* Language group ids: one per lb_lang_group() key (relate groups alike). */
 static int language_groups(const struct page_list *src,
 			   const struct page_list *tgt, uint32_t **lsrc,
 			   uint32_t **ltgt, struct lb_error *err)
@@ -67,16 +67,10 @@ static int language_groups(const struct page_list *src,
 		if (out[k] == NULL)
 			goto nomem;
 		for (i = 0; i < lists[k]->n; i++) {
-			const char *lang = lists[k]->docs[i]->language;
-			char prim[16] = "";
-			size_t j, len = 0;
-			if (lang != NULL)
-				while (len < sizeof(prim) - 1 && lang[len] &&
-				       lang[len] != '-' && lang[len] != '_') {
-					prim[len] = (char)(lang[len] | 0x20);
-					len++;
-				}
-			prim[len] = '\0';
+			char prim[LB_LANG_GROUP_LEN];
+			size_t j;
+
+			lb_lang_group(lists[k]->docs[i]->language, prim);
 			for (j = 0; j < n_names; j++)
 				if (strcmp(names[j], prim) == 0)
 					break;

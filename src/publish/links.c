@@ -2,7 +2,6 @@
  * links.c - links.tsv, the record between build and publish, and bonus.tsv:
  * the one writer and the one reader (the format: links.h).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,112 +83,101 @@ static int split_line(char *line, char *f[4])
 	return 0;
 }
 
+/* links_read()'s state between lines: the source being grouped. */
+struct links_reader {
+	const struct pages *pages;
+	size_t max_links;
+	links_visit_fn fn;
+	void *arg;
+	struct lb_render_link *links;
+	const struct lb_doc *cur;
+	char *cur_url;
+	size_t n;
+};
+
+static int links_line(char *line, size_t len, size_t lineno, void *arg,
+		      struct lb_error *err)
+{
+	struct links_reader *r = arg;
+	char *fl[4];
+	long si, ti;
+
+	(void)len;
+	(void)lineno;
+	if (line[0] == '#' || split_line(line, fl) < 0)
+		return 0;
+	if (r->cur_url == NULL || strcmp(r->cur_url, fl[0]) != 0) {
+		if (r->cur != NULL && r->fn(r->cur, r->links, r->n, r->arg) < 0)
+			return -1;
+		r->n = 0;
+		free(r->cur_url);
+		if ((r->cur_url = strdup(fl[0])) == NULL)
+			return lb_error_set(err, LB_ENOMEM, "out of memory");
+		si = pages_find(r->pages, fl[0]);
+		r->cur = si >= 0 ? &r->pages->rec[si].doc : NULL;
+	}
+	ti = pages_find(r->pages, fl[1]);
+	if (r->cur == NULL || ti < 0 || r->n >= r->max_links)
+		return 0;
+	r->links[r->n].doc = &r->pages->rec[ti].doc;
+	r->links[r->n].type = strcmp(fl[2], "random") == 0 ? LB_LINK_RANDOM :
+							     LB_LINK_RELATED;
+	r->n++;
+	return 0;
+}
+
 int links_read(const char *path, const struct pages *pages,
 	       size_t max_links, links_visit_fn fn, void *arg,
 	       struct lb_error *err)
 {
-	struct lb_render_link *links = NULL;
-	const struct lb_doc *cur = NULL;
-	char *line = NULL, *cur_url = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-	FILE *f;
+	struct links_reader r = { pages, max_links, fn, arg, NULL, NULL,
+				  NULL, 0 };
 	int rc = -1;
 
-	/* Line by line: a million pages' links need not sit in memory. */
-	f = fopen(path, "r");
-	if (f == NULL) {
-		if (errno == ENOENT)
-			return 1;
-		return lb_error_errno(err, LB_EIO, "%s", path);
-	}
-	links = calloc(max_links + 1, sizeof(*links));
-	if (links == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		char *fl[4];
-		long si, ti;
-
-		if (got > 0 && line[got - 1] == '\n')
-			line[got - 1] = '\0';
-		if (line[0] == '#' || split_line(line, fl) < 0)
-			continue;
-		if (cur_url == NULL || strcmp(cur_url, fl[0]) != 0) {
-			if (cur != NULL && fn(cur, links, n, arg) < 0)
-				goto out;
-			n = 0;
-			free(cur_url);
-			if ((cur_url = strdup(fl[0])) == NULL) {
-				lb_error_set(err, LB_ENOMEM, "out of memory");
-				goto out;
-			}
-			si = pages_find(pages, fl[0]);
-			cur = si >= 0 ? &pages->rec[si].doc : NULL;
-		}
-		ti = pages_find(pages, fl[1]);
-		if (cur == NULL || ti < 0 || n >= max_links)
-			continue;
-		links[n].doc = &pages->rec[ti].doc;
-		links[n].type = strcmp(fl[2], "random") == 0 ? LB_LINK_RANDOM :
-								LB_LINK_RELATED;
-		n++;
-	}
-	if (ferror(f)) {
-		lb_error_errno(err, LB_EIO, "%s", path);
-		goto out;
-	}
-	if (cur != NULL && fn(cur, links, n, arg) < 0)
-		goto out;
-	rc = 0;
-out:
-	free(links);
-	free(line);
-	free(cur_url);
-	fclose(f);
+	r.links = calloc(max_links + 1, sizeof(*r.links));
+	if (r.links == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	/* line by line: a million pages' links need not sit in memory */
+	rc = lb_file_read_lines(path, 1, links_line, &r, err);
+	if (rc == 0 && r.cur != NULL && fn(r.cur, r.links, r.n, arg) < 0)
+		rc = -1;
+	free(r.links);
+	free(r.cur_url);
 	return rc;
+}
+
+struct bonus_reader {
+	void (*fn)(const char *url, double bonus, void *arg);
+	void *arg;
+};
+
+static int bonus_line(char *line, size_t len, size_t lineno, void *arg,
+		      struct lb_error *err)
+{
+	struct bonus_reader *r = arg;
+	char *tab, *end;
+	double v;
+
+	(void)len;
+	(void)lineno;
+	(void)err;
+	if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
+		return 0;
+	*tab = '\0';
+	v = strtod(tab + 1, &end);
+	if (end == tab + 1 || !isfinite(v) || v < 0)
+		return 0;
+	r->fn(line, v, r->arg);
+	return 0;
 }
 
 int links_read_bonus(const char *path,
 		     void (*fn)(const char *url, double bonus, void *arg),
 		     void *arg, struct lb_error *err)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	FILE *f;
-	int rc = -1;
+	struct bonus_reader r = { fn, arg };
 
-	f = fopen(path, "r");
-	if (f == NULL) {
-		if (errno == ENOENT)
-			return 1;
-		return lb_error_errno(err, LB_EIO, "%s", path);
-	}
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		char *tab, *end;
-		double v;
-
-		if (got > 0 && line[got - 1] == '\n')
-			line[got - 1] = '\0';
-		if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
-			continue;
-		*tab = '\0';
-		v = strtod(tab + 1, &end);
-		if (end == tab + 1 || !isfinite(v) || v < 0)
-			continue;
-		fn(line, v, arg);
-	}
-	if (ferror(f)) {
-		lb_error_errno(err, LB_EIO, "%s", path);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(line);
-	fclose(f);
-	return rc;
+	return lb_file_read_lines(path, 1, bonus_line, &r, err);
 }
 
 struct bonus_writer {

@@ -44,15 +44,15 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include <openssl/evp.h>
 #include <zlib.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/layout.h"
 #include "linkbot/log.h"
 #include "linkbot/publish.h"
+#include "linkbot/sha256.h"
 
-#define HASH_HEX 64
+#define HASH_HEX LB_SHA256_HEX_LEN
 #define MANIFEST_MAX ((size_t)1 << 30)
 #define PENDING ""
 
@@ -84,20 +84,6 @@ struct old_manifest {
 	struct old_ent *v;
 	size_t n, alloc;
 };
-
-static void sha256_hex(const void *data, size_t len, char out[HASH_HEX + 1])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-
-	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[HASH_HEX] = '\0';
-}
 
 struct lb_publish *publish_new(const char *folder)
 {
@@ -192,7 +178,7 @@ int publish_add(struct lb_publish *p, const char *key, const void *data,
 		obj_release(o);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
-	sha256_hex(o->data, len, o->hash);
+	lb_sha256_hex(o->data, len, o->hash, HASH_HEX);
 	p->n++;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "linkbot/pageid.h"
 #include "linkbot/render.h"
 #include "linkbot/urlpattern.h"
+#include "linkbot/url.h"
 #include "linkbot/utf8.h"
 
 #define OTHER_MAX 2048		/* characters of any other string field */
@@ -256,26 +257,11 @@ static int add_list_field(struct lb_buf *b, const char *key,
 /* The path of an absolute or path-only URL: no query, no fragment. */
 static char *path_of_url(const char *url)
 {
-	const char *p = url, *end;
-	char *out;
+	struct lb_url_parts u;
 
-	if ((p = strstr(url, "://")) != NULL) {
-		p += 3;
-		p += strcspn(p, "/?#");
-	} else {
-		p = url;
-	}
-	end = p + strcspn(p, "?#");
-	if (end == p)
-		return strdup("/");
-	out = malloc((size_t)(end - p) + 1);
-	if (out != NULL) {
-		memcpy(out, p, (size_t)(end - p));
-		out[end - p] = '\0';
-	}
-	return out;
+	lb_url_split(url, strcspn(url, "#"), &u);
+	return u.path_n == 0 ? strdup("/") : strndup(u.path, u.path_n);
 }
-
 /* type, title, url, url_path: the four non-null fields. */
 static int add_core(struct lb_buf *b, const struct lb_doc *d,
 		    enum lb_link_type type, int standard, struct lb_error *err)

@@ -18,8 +18,9 @@
  * Requests: POST <url>/embeddings {"model": ..., "input": [batch]} with
  * "Authorization: Bearer <key>" when a key is set; the answer's
  * data[].embedding are placed by data[].index. Network errors, 429 and
- * 5xx are retried with exponential backoff (200 ms, 400 ms, ...); other
- * statuses fail at once. Every vector must have the same dimension.
+ * 5xx are retried with exponential backoff (200 ms, 400 ms, ...; the rule
+ * is linkbot/retry.h's); other statuses fail at once. Every vector must
+ * have the same dimension.
  * A page with no text at all gets a zero vector (scores 0) and no request.
  */
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include "linkbot/buf.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/log.h"
+#include "linkbot/retry.h"
 #include "relate_int.h"
 
 #define KEY_LEN 32
@@ -204,7 +206,8 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* POST body; *status and the answer in ans. -1: no answer at all. */
+/* POST body; *status and the answer in ans. Returns the CURLcode: not
+ * CURLE_OK, no answer at all (why says why). */
 static int post(CURL *h, const char *url, struct curl_slist *hdr,
 		const char *body, long timeout_ms, struct lb_buf *ans,
 		long *status, char *why, size_t why_len)
@@ -224,10 +227,10 @@ static int post(CURL *h, const char *url, struct curl_slist *hdr,
 	cc = curl_easy_perform(h);
 	if (cc != CURLE_OK) {
 		snprintf(why, why_len, "%s", curl_easy_strerror(cc));
-		return -1;
+		return (int)cc;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-	return 0;
+	return CURLE_OK;
 }
 
 /* Parses the answer into out[idx[k] * dim ...] for k < nb. */
@@ -296,6 +299,15 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 	size_t batch = cfg->batch ? cfg->batch : 32;
 	size_t max = cfg->max_chars ? cfg->max_chars : 8000;
 	int retries = cfg->retries > 0 ? cfg->retries : 3;
+	/* transport errors, 429 and 5xx: 200 ms, 400 ms, ... 12.8 s */
+	struct lb_retry_policy policy = {
+		.retries = { [LB_RETRY_TRANSPORT] = retries,
+			     [LB_RETRY_TIMEOUT] = retries,
+			     [LB_RETRY_THROTTLED] = retries,
+			     [LB_RETRY_UNAVAILABLE] = retries,
+			     [LB_RETRY_SERVER] = retries },
+		.first_ms = 200, .cap_ms = 200L << 6,
+	};
 	long timeout = cfg->timeout_ms > 0 ? cfg->timeout_ms : 60000;
 	const char *model = cfg->model ? cfg->model : "";
 	struct cache c = { 0 };
@@ -402,10 +414,12 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 		for (try = 0;; try++) {
 			int r = post(h, url, hdr, body, timeout, &ans, &status,
 				     why, sizeof(why));
+			enum lb_retry_class cls;
 
 			if (r == 0 && status == 200)
 				break;
-			if (r == 0 && status != 429 && status < 500) {
+			cls = lb_retry_classify(r, status);
+			if (r == 0 && cls == LB_RETRY_FINAL) {
 				lb_error_set(err, LB_EHTTP,
 					     "embeddings: '%s' answered %ld: "
 					     "%.200s", url, status,
@@ -415,7 +429,7 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 			}
 			if (r == 0)
 				snprintf(why, sizeof(why), "HTTP %ld", status);
-			if (try >= retries) {
+			if (!lb_retry_allowed(&policy, cls, try)) {
 				lb_error_set(err, r ? LB_ENETWORK : LB_EHTTP,
 					     "embeddings: '%s': %s after %d "
 					     "tries", url, why, try + 1);
@@ -423,7 +437,8 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 				goto out;
 			}
 			log_warnx("embeddings: '%s': %s, retrying", url, why);
-			sleep_ms(200L << (try < 6 ? try : 6));
+			sleep_ms(lb_retry_wait_ms(&policy, cls, try, -1,
+						  0));
 		}
 		free(body);
 		if (fresh == NULL) {

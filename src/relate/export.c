@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "linkbot/fsutil.h"
 #include "linkbot/relate.h"
 
 /* the comment line that carries cand->random_floor */
@@ -105,69 +106,66 @@ static long url_find(const struct url_ix *u, size_t n, const char *url)
 	return lo < n && strcmp(u[lo].url, url) == 0 ? (long)u[lo].ix : -1;
 }
 
+/* import_file()'s reader: one file's lines into out. */
+struct importer {
+	const char *path;
+	const struct url_ix *su, *tu;
+	const struct lb_relate_input *in;
+	size_t m;
+	uint32_t *fill;		/* each source's candidates so far */
+	struct lb_candidates *out;
+};
+
+static int import_line(char *line, size_t len, size_t lineno, void *arg,
+		       struct lb_error *err)
+{
+	struct importer *im = arg;
+	struct lb_candidates *out = im->out;
+	char *t1, *t2, *ep;
+	long si, ti;
+	float score;
+
+	if (strncmp(line, FLOOR_LINE, strlen(FLOOR_LINE)) == 0) {
+		score = strtof(line + strlen(FLOOR_LINE), &ep);
+		if (*ep == '\0' && score > out->random_floor)
+			out->random_floor = score;
+		return 0;
+	}
+	if (len == 0 || line[0] == '#')
+		return 0;
+	t1 = strchr(line, '\t');
+	t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+	if (t2 == NULL)
+		return lb_error_set(err, LB_EPARSE,
+				    "%s line %zu: not 3 columns", im->path,
+				    lineno);
+	*t1 = *t2 = '\0';
+	si = url_find(im->su, im->in->n_src, line);
+	ti = url_find(im->tu, im->in->n_tgt, t1 + 1);
+	score = strtof(t2 + 1, &ep);
+	if (si < 0 || ti < 0 || *ep != '\0')
+		return lb_error_set(err, LB_EPARSE,
+				    "%s line %zu: unknown page or bad score",
+				    im->path, lineno);
+	if (im->fill[si] < im->m) {
+		size_t k = (size_t)si * im->m + im->fill[si];
+
+		out->target[k] = (uint32_t)ti;
+		out->score[k] = score;
+		im->fill[si]++;
+	}
+	return 0;
+}
+
 /* One file's lines into out; fill[] counts each source's candidates. */
 static int import_file(const char *path, const struct url_ix *su,
 		       const struct url_ix *tu, const struct lb_relate_input *in,
 		       size_t m, uint32_t *fill, struct lb_candidates *out,
 		       struct lb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t got;
-	int rc = -1;
+	struct importer im = { path, su, tu, in, m, fill, out };
 
-	if (f == NULL)
-		return lb_error_errno(err, LB_EIO, "%s", path);
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		char *t1, *t2, *ep;
-		long si, ti;
-		float score;
-
-		lineno++;
-		if (got > 0 && line[got - 1] == '\n')
-			line[--got] = '\0';
-		if (strncmp(line, FLOOR_LINE, strlen(FLOOR_LINE)) == 0) {
-			score = strtof(line + strlen(FLOOR_LINE), &ep);
-			if (*ep == '\0' && score > out->random_floor)
-				out->random_floor = score;
-			continue;
-		}
-		if (got == 0 || line[0] == '#')
-			continue;
-		t1 = strchr(line, '\t');
-		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (t2 == NULL) {
-			lb_error_set(err, LB_EPARSE,
-				     "%s line %zu: not 3 columns", path,
-				     lineno);
-			goto out;
-		}
-		*t1 = *t2 = '\0';
-		si = url_find(su, in->n_src, line);
-		ti = url_find(tu, in->n_tgt, t1 + 1);
-		score = strtof(t2 + 1, &ep);
-		if (si < 0 || ti < 0 || *ep != '\0') {
-			lb_error_set(err, LB_EPARSE,
-				     "%s line %zu: unknown page or bad score",
-				     path, lineno);
-			goto out;
-		}
-		if (fill[si] < m) {
-			out->target[(size_t)si * m + fill[si]] = (uint32_t)ti;
-			out->score[(size_t)si * m + fill[si]] = score;
-			fill[si]++;
-		}
-	}
-	if (ferror(f)) {
-		lb_error_errno(err, LB_EIO, "%s", path);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(line);
-	fclose(f);
-	return rc;
+	return lb_file_read_lines(path, 0, import_line, &im, err);
 }
 
 int relate_import_tsv(const char *const *paths, size_t n_paths,

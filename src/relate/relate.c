@@ -10,7 +10,6 @@
  * Groups keep the global order of their pages, so ties still go to the
  * lower target index.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +36,29 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Language group key: primary subtag, lower case; "" when unknown. */
-static void lang_group(const char *lang, char key[16])
+/*
+ * A group's candidates (rows a..b of the group, targets numbered in the
+ * group) into out: row gs[s] - rb, target gt[t]. by_language() and the
+ * groups of relate_candidates() both compute per group.
+ */
+static void scatter_group(struct lb_candidates *out,
+			  const struct lb_candidates *part, const size_t *gs,
+			  const size_t *gt, size_t a, size_t b, size_t rb,
+			  size_t m)
 {
-	size_t i = 0;
+	size_t s, j;
 
-	if (lang)
-		for (; lang[i] && lang[i] != '-' && lang[i] != '_' && i < 15;
-		     i++)
-			key[i] = (char)tolower((unsigned char)lang[i]);
-	key[i] = '\0';
+	for (s = a; s < b; s++) {
+		size_t r = gs[s] - rb;
+
+		for (j = 0; j < m; j++) {
+			uint32_t t = part->target[(s - a) * m + j];
+
+			out->target[r * m + j] =
+				t == LB_NO_TARGET ? t : (uint32_t)gt[t];
+			out->score[r * m + j] = part->score[(s - a) * m + j];
+		}
+	}
 }
 
 int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
@@ -279,7 +291,7 @@ static int by_language(const struct lb_relate_input *in,
 		       struct lb_candidates *out, struct lb_error *err)
 {
 	const struct lb_doc **gsrc = NULL, **gtgt = NULL;
-	char (*ks)[16] = NULL, (*kt)[16] = NULL;
+	char (*ks)[LB_LANG_GROUP_LEN] = NULL, (*kt)[LB_LANG_GROUP_LEN] = NULL;
 	size_t *gs = NULL, *gt = NULL, *tpos = NULL, i, j, m = opts->m;
 	unsigned char *sdone = NULL;
 	long *gself = NULL;
@@ -302,9 +314,9 @@ static int by_language(const struct lb_relate_input *in,
 		goto out;
 	}
 	for (i = 0; i < in->n_src; i++)
-		lang_group(in->src[i]->language, ks[i]);
+		lb_lang_group(in->src[i]->language, ks[i]);
 	for (i = 0; i < in->n_tgt; i++)
-		lang_group(in->tgt[i]->language, kt[i]);
+		lb_lang_group(in->tgt[i]->language, kt[i]);
 	/* a group per language of a source; groups without sources do not
 	 * matter, sources of a language without targets stay padding */
 	for (i = 0; i < in->n_src; i++) {
@@ -358,18 +370,7 @@ static int by_language(const struct lb_relate_input *in,
 		/* the highest group's: a filler in any language stays one */
 		if (part.random_floor > out->random_floor)
 			out->random_floor = part.random_floor;
-		for (s = a; s < b; s++) {
-			size_t r = gs[s] - rb;
-
-			for (j = 0; j < m; j++) {
-				uint32_t t = part.target[(s - a) * m + j];
-
-				out->target[r * m + j] =
-					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
-				out->score[r * m + j] =
-					part.score[(s - a) * m + j];
-			}
-		}
+		scatter_group(out, &part, gs, gt, a, b, rb, m);
 		lb_candidates_release(&part);
 	}
 	rc = 0;
@@ -576,18 +577,7 @@ int relate_candidates(const struct lb_relate_input *in,
 					opts->threads, &part, err) == -1)
 				goto out;
 		}
-		for (s = a; s < b; s++) {
-			size_t r = gs[s] - rb;
-
-			for (j = 0; j < m; j++) {
-				uint32_t t = part.target[(s - a) * m + j];
-
-				out->target[r * m + j] =
-					t == LB_NO_TARGET ? t : (uint32_t)gt[t];
-				out->score[r * m + j] =
-					part.score[(s - a) * m + j];
-			}
-		}
+		scatter_group(out, &part, gs, gt, a, b, rb, m);
 		lb_candidates_release(&part);
 	}
 	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,

@@ -41,16 +41,16 @@
 #include <time.h>
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/log.h"
+#include "linkbot/retry.h"
+#include "linkbot/sha256.h"
 #include "linkbot/store.h"
 #include "store_impl.h"
 
 #define ERRBODY_MAX ((size_t)64 << 10)
 #define LIST_BODY_MAX ((size_t)16 << 20)
-#define BACKOFF_CAP_MS 10000
 
 enum s3_op { OP_PUT, OP_DELETE, OP_GET, OP_LIST };
 
@@ -82,7 +82,8 @@ struct s3_store {
 	char sigv4[128];
 	char *access_key, *secret_key, *token_hdr;
 	char *fixed_date_hdr;	/* tests: "X-Amz-Date: ..." */
-	int concurrency, retries, backoff_ms;
+	int concurrency;
+	struct lb_retry_policy retry;	/* s3_retry_policy() */
 	long timeout_s;
 	CURLM *multi;
 	CURL **pool;		/* idle easy handles */
@@ -113,20 +114,6 @@ static uint64_t next_rand(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
-}
-
-static void sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /* AWS URI encoding: unreserved kept, '/' kept when keep_slash. */
@@ -243,7 +230,8 @@ static struct s3_req *req_new(struct s3_store *s, enum s3_op op,
 			memcpy(r->body, body, len);
 		r->len = len;
 	}
-	sha256_hex(op == OP_PUT ? r->body : "", op == OP_PUT ? len : 0, sha);
+	lb_sha256_hex(op == OP_PUT ? r->body : "", op == OP_PUT ? len : 0, sha,
+		      LB_SHA256_HEX_LEN);
 	if (add_hdr(&r->hdrs, "x-amz-content-sha256", sha) < 0)
 		goto nomem;
 	if (s->token_hdr != NULL &&
@@ -377,7 +365,8 @@ static void finish(struct s3_store *s, struct s3_req *r, CURLcode cc)
 {
 	char code[64];
 	long status = 0;
-	int retry = 0, ok = 0;
+	enum lb_retry_class c = LB_RETRY_FINAL;
+	int ok = 0;
 
 	struct s3_req **pp;
 
@@ -396,22 +385,20 @@ static void finish(struct s3_store *s, struct s3_req *r, CURLcode cc)
 	r->status = status;
 	s3_code(&r->resp, code, sizeof(code));
 	if (cc != CURLE_OK) {
-		retry = cc != CURLE_WRITE_ERROR && cc != CURLE_URL_MALFORMAT &&
-			cc != CURLE_UNSUPPORTED_PROTOCOL;
+		c = lb_retry_classify(cc, 0);
 	} else if (status >= 200 && status < 300) {
 		ok = 1;
 	} else if (status == 404 && (r->op == OP_DELETE || r->op == OP_GET)) {
 		ok = r->op == OP_DELETE;	/* already gone */
-	} else if (status >= 500 || status == 429 ||
-		   strcmp(code, "SlowDown") == 0 ||
+	} else if (strcmp(code, "SlowDown") == 0 ||
 		   strcmp(code, "RequestTimeout") == 0) {
-		retry = 1;
+		c = LB_RETRY_THROTTLED;		/* S3's way of saying 429 */
+	} else {
+		c = lb_retry_classify(0, status);
 	}
-	if (!ok && retry && r->attempt < s->retries) {
-		long long wait = (long long)s->backoff_ms << (r->attempt < 16 ? r->attempt : 16);
-		if (wait > BACKOFF_CAP_MS)
-			wait = BACKOFF_CAP_MS;
-		wait = (long long)(next_rand(&s->rng) % (uint64_t)(wait + 1));
+	if (!ok && lb_retry_allowed(&s->retry, c, r->attempt)) {
+		long long wait = lb_retry_wait_ms(&s->retry, c, r->attempt, -1,
+						  next_rand(&s->rng));
 		r->attempt++;
 		r->due_ms = now_ms() + wait;
 		s->retried++;
@@ -790,6 +777,24 @@ static int env_int(const char *name, int def, int min, int max)
 	return (int)x;
 }
 
+/*
+ * The store's retries (linkbot/retry.h): every transport error but the
+ * permanent ones, 5xx, 429 and S3's SlowDown / RequestTimeout, `retries`
+ * times, after base * 2^attempt capped at 10 s with full jitter (the
+ * store's requests run 32 at once: they must not come back together).
+ */
+static void s3_retry_policy(struct lb_retry_policy *p)
+{
+	int n = env_int("LINKBOT_S3_RETRIES", 5, 0, 100), c;
+
+	memset(p, 0, sizeof(*p));
+	for (c = LB_RETRY_FINAL + 1; c < LB_RETRY_N_CLASSES; c++)
+		p->retries[c] = n;
+	p->first_ms = env_int("LINKBOT_S3_BACKOFF_MS", 100, 1, 60000);
+	p->cap_ms = 10000;
+	p->jitter = 1;
+}
+
 int store_s3_open(const struct lb_config *cfg, const char *location,
 		  struct lb_store **out, struct lb_error *err)
 {
@@ -888,8 +893,7 @@ int store_s3_open(const struct lb_config *cfg, const char *location,
 		snprintf(s->fixed_date_hdr, n, "X-Amz-Date: %s", date);
 	}
 	s->concurrency = env_int("LINKBOT_S3_CONCURRENCY", 32, 1, 1024);
-	s->retries = env_int("LINKBOT_S3_RETRIES", 5, 0, 100);
-	s->backoff_ms = env_int("LINKBOT_S3_BACKOFF_MS", 100, 1, 60000);
+	s3_retry_policy(&s->retry);
 	s->timeout_s = env_int("LINKBOT_S3_TIMEOUT", 60, 1, 3600);
 	s->rng = (uint64_t)time(NULL) ^ ((uint64_t)(uintptr_t)s << 16);
 	if ((s->pool = calloc((size_t)s->concurrency, sizeof(*s->pool))) == NULL)

@@ -12,7 +12,7 @@ root=${1:-.}
 # layer and of the layers above it in this list, never of one below it.
 # Each header of include/linkbot/ belongs to the folder that defines it.
 layers=(
-	"base:buf doc error fsutil gz layout log pageid progress utf8"
+	"base:buf doc error fsutil gz layout log pageid progress retry sha256 url utf8"
 	"config:config urlpattern"
 	"store:store"
 	"report:report"
@@ -30,7 +30,7 @@ layers=(
 # Which third-party headers a folder (or one file) may include: a prefix
 # of the include, then the places allowed to use it.
 libs=(
-	"curl/:crawl store hubspot relate/embed.c"
+	"curl/:crawl store hubspot relate/embed.c base/retry.c"
 	"libxml/:crawl"
 	"gumbo.h:extract"
 	"cblas.h:relate"
@@ -46,8 +46,8 @@ libs=(
 )
 # The nginx module compiles these in: they include nothing else of ours
 # (layout.h only for its LAYOUT_ names: layout.c is not compiled in).
-ngx_files="src/edge/answer.c src/base/pageid.c src/base/buf.c src/base/error.c"
-ngx_headers="answer pageid buf error layout"
+ngx_files="src/edge/answer.c src/base/pageid.c src/base/sha256.c src/base/url.c src/base/buf.c src/base/error.c"
+ngx_headers="answer pageid sha256 url buf error layout"
 
 fail=0
 declare -A owner rank

@@ -58,6 +58,10 @@ expect "--assign-threads 0 refused" 2 "--assign-threads wants a count from 1 to 
 expect "--assign-threads on crawl refused" 2 "--assign-threads is not an option of 'linkbot crawl'" -- "$LINKBOT" crawl -c "$cfg" --assign-threads 2
 expect "--now abc refused" 2 "--now wants" -- "$LINKBOT" crawl -c "$cfg" --now abc
 expect "--store s3:/x refused" 2 "--store wants a directory or s3://" -- "$LINKBOT" publish -c "$cfg" --store s3:/x
+# hubspot sync shares run's option parser: the same values refused the same way
+expect "hubspot sync --seed abc refused" 2 "--seed wants" -- "$LINKBOT" hubspot sync -c "$cfg" --seed abc
+expect "hubspot sync --store s3:/x refused" 2 "--store wants a directory or s3://" -- "$LINKBOT" hubspot sync -c "$cfg" --store s3:/x
+expect "hubspot sync takes no --now" 2 "--now is not an option of 'linkbot hubspot sync'" -- "$LINKBOT" hubspot sync -c "$cfg" --now 5
 expect "an option of another subcommand refused" 2 "--dry-run is not an option of 'linkbot crawl'" -- "$LINKBOT" crawl -c "$cfg" --dry-run
 expect "unknown endpoint: exit 2 with the known names" 2 "no client, endpoint or project 't/typo'.*t/e" -- "$LINKBOT" run -c "$cfg" -e t/typo
 expect "unknown client: exit 2" 2 "known: t, t/e, t/empty, p1 \(project\)" -- "$LINKBOT" build -c "$cfg" -e tt

@@ -85,6 +85,14 @@ static void test_minimal_ok(void **state)
 		fail_msg("%s", err.msg);
 	assert_string_equal(cfg->state_dir, "state");
 	assert_int_equal(cfg->clients[0].endpoints[0].links, 8);
+	/* the crawl defaults come from linkbot/config.h, inside SPEC's range */
+	assert_int_equal(cfg->crawl.pages_per_minute, 120);
+	assert_int_equal(cfg->crawl.pages_per_minute,
+			 LB_CRAWL_PAGES_PER_MINUTE);
+	assert_true(LB_CRAWL_PAGES_PER_MINUTE >= LB_CRAWL_PAGES_PER_MINUTE_MIN &&
+		    LB_CRAWL_PAGES_PER_MINUTE <= LB_CRAWL_PAGES_PER_MINUTE_MAX);
+	assert_int_equal(cfg->crawl.timeout_seconds, LB_CRAWL_TIMEOUT_SECONDS);
+	assert_int_equal(cfg->crawl.max_redirects, LB_CRAWL_MAX_REDIRECTS);
 	config_free(cfg);
 }
 

@@ -14,6 +14,8 @@
 #include <zlib.h>
 
 #include "linkbot/crawl.h"
+#include "linkbot/gz.h"
+#include "linkbot/retry.h"
 #include "../../src/crawl/crawl_int.h"
 
 static void norm(const char *url, const char *base, const char *want)
@@ -293,8 +295,8 @@ static void test_gzip_bomb(void **state)
 	}
 	/* 64 MiB of zeros in ~64 KiB: stops at the cap */
 	lb_error_init(&err);
-	assert_int_equal(crawl_gunzip((char *)gz, z.total_out, 1 << 20, &out,
-				      &len, &err), -1);
+	assert_int_equal(lb_gunzip((char *)gz, z.total_out, 1 << 20, &out,
+				   &len, &err), -1);
 	assert_int_equal(err.code, LB_ETOOBIG);
 	assert_null(out);
 	deflateEnd(&z);
@@ -482,13 +484,13 @@ static void test_private_addresses(void **state)
 static void test_retry_after(void **state)
 {
 	(void)state;
-	assert_int_equal(fetch_parse_retry_after("120", 0), 120);
-	assert_int_equal(fetch_parse_retry_after(" 5 ", 0), 5);
-	assert_int_equal(fetch_parse_retry_after("soon", 0), -1);
+	assert_int_equal(lb_retry_after_parse("120", 0), 120);
+	assert_int_equal(lb_retry_after_parse(" 5 ", 0), 5);
+	assert_int_equal(lb_retry_after_parse("soon", 0), -1);
 	/* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
-	assert_int_equal(fetch_parse_retry_after(
+	assert_int_equal(lb_retry_after_parse(
 				 "Sun, 06 Nov 1994 08:49:37 GMT", 784111770), 7);
-	assert_int_equal(fetch_parse_retry_after(
+	assert_int_equal(lb_retry_after_parse(
 				 "Sun, 06 Nov 1994 08:49:37 GMT", 784111999), 0);
 }
 

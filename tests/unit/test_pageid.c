@@ -11,6 +11,7 @@
 
 #include "linkbot/fsutil.h"
 #include "linkbot/pageid.h"
+#include "linkbot/sha256.h"
 
 static cJSON *vectors;
 
@@ -95,11 +96,35 @@ static void test_invalid(void **state)
 	assert_true(count > 5);
 }
 
+/* The one SHA-256 helper against FIPS 180-2's vectors, whole and cut. */
+static void test_sha256_hex(void **state)
+{
+	char out[LB_SHA256_HEX_LEN + 1], id[LB_PAGEID_LEN + 1];
+
+	(void)state;
+	lb_sha256_hex("abc", 3, out, LB_SHA256_HEX_LEN);
+	assert_string_equal(out, "ba7816bf8f01cfea414140de5dae2223"
+				 "b00361a396177a9cb410ff61f20015ad");
+	lb_sha256_hex("", 0, out, LB_SHA256_HEX_LEN);
+	assert_string_equal(out, "e3b0c44298fc1c149afbf4c8996fb924"
+				 "27ae41e4649b934ca495991b7852b855");
+	lb_sha256_hex("abc", 3, out, 32);
+	assert_string_equal(out, "ba7816bf8f01cfea414140de5dae2223");
+	/* a page ID is the first 32 hex characters of the key's digest */
+	pageid_hash("abc", id);
+	assert_string_equal(id, out);
+	/* bytes after a NUL count: the length is the caller's */
+	lb_sha256_hex("a\0b", 3, out, 8);
+	assert_int_equal(strlen(out), 8);
+	assert_string_not_equal(out, "ca978112");	/* sha256("a") */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_sha256_hex),
 	};
 
 	return cmocka_run_group_tests(tests, load, unload);

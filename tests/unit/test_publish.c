@@ -309,10 +309,66 @@ static void test_bad_input(void **state)
 	publish_free(p);
 }
 
+/* The one line reader of the state's TSV files (fsutil.h). */
+struct seen {
+	char text[256];
+	size_t lines, stop_at;
+};
+
+static int see_line(char *line, size_t len, size_t lineno, void *arg,
+		    struct lb_error *err)
+{
+	struct seen *s = arg;
+
+	assert_int_equal(strlen(line), len);
+	assert_int_equal(lineno, s->lines + 1);
+	s->lines++;
+	if (s->stop_at == lineno)
+		return lb_error_set(err, LB_EPARSE, "line %zu", lineno);
+	strncat(s->text, line, sizeof(s->text) - strlen(s->text) - 2);
+	strcat(s->text, "|");
+	return 0;
+}
+
+static void test_read_lines(void **state)
+{
+	char dir[] = "/tmp/lb-lines.XXXXXX", path[64];
+	struct seen s = { "", 0, 0 };
+	struct lb_error err;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.tsv", dir);
+	lb_error_init(&err);
+	/* missing: 1 when that is fine, an error naming the file otherwise */
+	assert_int_equal(lb_file_read_lines(path, 1, see_line, &s, &err), 1);
+	assert_int_equal(lb_file_read_lines(path, 0, see_line, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "x.tsv"));
+	/* lines without their newline, the last one without one too */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("a\tb\n\n#c\nlast", f);
+	assert_int_equal(fclose(f), 0);
+	lb_error_init(&err);
+	assert_int_equal(lb_file_read_lines(path, 0, see_line, &s, &err), 0);
+	assert_string_equal(s.text, "a\tb||#c|last|");
+	assert_int_equal(s.lines, 4);
+	/* the callback stops the read with its error */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	assert_int_equal(lb_file_read_lines(path, 0, see_line, &s, &err), -1);
+	assert_string_equal(err.msg, "line 2");
+	assert_int_equal(s.lines, 2);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_read_lines),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_run_converges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_manifest, setup, teardown),

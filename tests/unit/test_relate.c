@@ -1052,9 +1052,39 @@ static void test_candidates_edges(void **state)
 		lb_doc_release(&docs[i]);
 }
 
+/*
+ * The one language-group rule (relate's groups and assign's, in
+ * pipeline/build.c, must agree). build.c's copy lower-cased with "| 0x20",
+ * which made "x@" the group "x`" there and "x@" in relate; only ASCII
+ * letters change case.
+ */
+static void test_lang_group(void **state)
+{
+	char k[LB_LANG_GROUP_LEN], k2[LB_LANG_GROUP_LEN];
+
+	(void)state;
+	lb_lang_group("en-US", k);
+	assert_string_equal(k, "en");
+	lb_lang_group("PT_br", k);
+	assert_string_equal(k, "pt");
+	lb_lang_group(NULL, k);
+	assert_string_equal(k, "");
+	lb_lang_group("", k);
+	assert_string_equal(k, "");
+	lb_lang_group("abcdefghijklmnopqrstuvwxyz", k);
+	assert_string_equal(k, "abcdefghijklmno");
+	lb_lang_group("x@", k);
+	lb_lang_group("x`", k2);
+	assert_string_equal(k, "x@");
+	assert_string_not_equal(k, k2);
+	lb_lang_group("zh-Hant-TW", k);
+	assert_string_equal(k, "zh");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lang_group),
 		cmocka_unit_test(test_topm_cross),
 		cmocka_unit_test(test_topm_symmetric),
 		cmocka_unit_test(test_shards_symmetric),
