@@ -22,8 +22,9 @@
  *   relate_candidates(&in, &o, &cand, &err);   cand owned by the caller:
  *   ...                                        lb_candidates_release(&cand)
  * Sharding: relate_shard_range(n_src, i, n, &o.row_begin, &o.row_end) per
- * job, then lb_candidates_merge() of the n parts in order gives exactly the
- * unsharded result.
+ * job, then lb_candidates_merge() of the n parts in order and
+ * relate_extend() give exactly the unsharded result (a row range is not
+ * extended: the extension needs every row).
  */
 #ifndef LINKBOT_RELATE_H
 #define LINKBOT_RELATE_H
@@ -98,6 +99,18 @@ struct lb_relate_opts {
 int relate_candidates(const struct lb_relate_input *in,
 		      const struct lb_relate_opts *opts,
 		      struct lb_candidates *out, struct lb_error *err);
+
+/*
+ * Extends the candidate lists for the targets that few lists hold
+ * (docs/relate.md, src/relate/extend.c): a target in fewer than m/2 lists
+ * is written, with its score, into the second half of the lists of the
+ * sources nearest to it, in place of entries whose targets other lists
+ * hold enough. c must hold every source row (in->n_src). Deterministic and
+ * idempotent; relate_candidates() calls it when it computes every row,
+ * relate_import_tsv() after reading the shards. 0, or -1 (memory).
+ */
+int relate_extend(struct lb_candidates *c, const struct lb_relate_input *in,
+		  struct lb_error *err);
 
 /*
  * Row range of shard i of n (0 <= i < n) over n_src source rows: contiguous
