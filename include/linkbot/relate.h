@@ -149,7 +149,9 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
  * targets found by URL (URLs are unique within a page list). Rows absent
  * from the files stay padding. So n jobs each exporting
  * relate_shard_range() rows give the unsharded candidates exactly. Errors
- * name the file and line. out is the caller's to release.
+ * name the file and line. The lists are then extended (relate_extend()),
+ * as relate_candidates() does for every row. out is the caller's to
+ * release.
  */
 int relate_import_tsv(const char *const *paths, size_t n_paths,
 		      const struct lb_relate_input *in, size_t m,
