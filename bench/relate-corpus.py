@@ -40,7 +40,10 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           bench/RESULTS.md), through the extractor: site-python (python3-doc,
           label = library chapter or manual part), site-postgresql (chapter
           prefix), site-scipy (subpackage), site-octave (manual chapter),
-          site-erlang (OTP application), site-linux (kernel subsystem).
+          site-erlang (OTP application), site-linux (kernel subsystem);
+          the third half: site-gimp (gimp-help-en, manual chapter),
+          site-cmake (cmake-doc, reference directory), site-astropy
+          (python-astropy-doc API, subpackage).
 
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
@@ -424,6 +427,69 @@ def site_erlang():
     return out
 
 
+def up_chain(base, top, pattern, depth):
+    """Texinfo / DocBook manuals: label = the ancestor `depth` levels below
+    the top page, found by following each page's rel="up" link."""
+    up = re.compile(pattern)
+    parent = {}
+    for p in glob.glob(os.path.join(base, "*.html")):
+        with open(p, encoding="utf-8", errors="replace") as f:
+            m = up.search(f.read(20000))
+        if m:
+            parent[os.path.basename(p)] = m.group(1)
+    out = []
+    for name in sorted(parent):
+        chain, hops = [name], 0
+        while chain[-1] in parent and chain[-1] != top and hops < 30:
+            chain.append(parent[chain[-1]])
+            hops += 1
+        if chain[-1] != top or len(chain) < depth + 1:
+            continue  # the top page itself, or not under it
+        out.append((chain[-1 - depth][:-5], os.path.join(base, name),
+                    name))
+    return out
+
+
+# Issue 20, third half (report, never seen): written before any run.
+def site_gimp():
+    """gimp-help-en (the GIMP user manual, DocBook HTML): label = chapter,
+    the ancestor two levels below index.html (index > part > chapter)."""
+    base = "/usr/share/gimp/2.0/help/en"
+    return [("gimp:" + lab, f, "https://docs.gimp.test/en/" + n)
+            for lab, f, n in
+            up_chain(base, "index.html",
+                     r'<link rel="up" href="([^"#]+)(?:#[^"]*)?"', 2)]
+
+
+def site_cmake():
+    """cmake-doc: label = the reference's directory (command, module,
+    policy, variable, prop_tgt, envvar, generator, manual, ...)."""
+    base = "/usr/share/doc/cmake-doc/html"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "*", "*.html"))):
+        rel = os.path.relpath(p, base)
+        d = rel.split("/")[0]
+        if d.startswith("_"):
+            continue
+        out.append(("cmake:" + d, p, "https://cmake.test/" + rel))
+    return out
+
+
+def site_astropy():
+    """python-astropy-doc API reference: label = subpackage
+    (astropy.X of api/astropy.X....html)."""
+    base = "/usr/share/doc/python-astropy-doc/html/api"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "astropy.*.html"))):
+        name = os.path.basename(p)
+        parts = name.split(".")
+        if len(parts) < 4:
+            continue
+        out.append(("astropy." + parts[1], p,
+                    "https://docs.astropy.test/api/" + name))
+    return out
+
+
 SITES = {
     # name: (pages, most pages a label keeps)
     "site-python": (site_python, 1000),
@@ -432,6 +498,9 @@ SITES = {
     "site-octave": (site_octave, 400),
     "site-linux": (site_linux, 400),
     "site-erlang": (site_erlang, 120),
+    "site-gimp": (site_gimp, 300),
+    "site-cmake": (site_cmake, 300),
+    "site-astropy": (site_astropy, 300),
 }
 
 

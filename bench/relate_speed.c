@@ -9,9 +9,19 @@
  * the full N x N product (in strips of 2048 rows, OpenBLAS threads on)
  * and does nothing with it: the floor for anyone who computes every
  * score. Prints the OpenBLAS kernel, times, ratios, peak memory, and a
- * checksum of the top-M scores to compare with relate_faiss.
+ * checksum of the top-M scores to compare with relate_faiss; and the time
+ * of relate_extend() on the same-set candidates (the lists extended for
+ * targets few lists hold), with how many entries it moved.
+ *
+ *   relate_speed extend N M
+ *
+ * times relate_extend() alone on N synthetic lists of M (targets drawn
+ * skewed, u^2, so that a share of the pages is in few lists or none):
+ * its cost at sizes where the top-M itself takes too long here (10^6).
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -47,6 +57,62 @@ static double bare_sgemm(const float *a, const float *b, size_t n, size_t d)
 	return t0;
 }
 
+/* relate_extend() on c (same set of n pages); prints time and changes */
+static int time_extend(struct lb_candidates *c, size_t n)
+{
+	const struct lb_doc **p = malloc(n * sizeof(*p));
+	struct lb_relate_input in = { 0 };
+	uint32_t *before = malloc(c->n_src * c->m * sizeof(*before));
+	struct lb_error err;
+	size_t i, moved = 0;
+	double t0;
+
+	lb_error_init(&err);
+	if (p == NULL || before == NULL)
+		return -1;
+	for (i = 0; i < n; i++)	/* distinct pointers: one page list */
+		p[i] = (const struct lb_doc *)(uintptr_t)(i + 1);
+	in.src = in.tgt = p;
+	in.n_src = in.n_tgt = n;
+	memcpy(before, c->target, c->n_src * c->m * sizeof(*before));
+	t0 = now_s();
+	if (relate_extend(c, &in, &err) == -1)
+		return fprintf(stderr, "%s\n", err.msg), -1;
+	t0 = now_s() - t0;
+	for (i = 0; i < c->n_src * c->m; i++)
+		moved += before[i] != c->target[i];
+	printf("relate_speed: extend_s=%.3f entries_changed=%zu of %zu\n", t0,
+	       moved, c->n_src * c->m);
+	free(before);
+	free(p);
+	return 0;
+}
+
+/* relate_speed extend N M: synthetic lists, skewed targets */
+static int extend_only(size_t n, size_t m)
+{
+	struct lb_candidates c;
+	uint64_t x = 42;
+	size_t i, j;
+	int rc;
+
+	if (lb_candidates_init(&c, n, m) == -1)
+		return 1;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m; j++) {
+			double u;
+
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			u = (double)(x >> 11) / 9007199254740992.0;
+			c.target[i * m + j] = (uint32_t)(u * u * (double)n);
+			c.score[i * m + j] = 0.9f - 0.01f * (float)j;
+		}
+	printf("relate_speed: extend only, N=%zu M=%zu\n", n, m);
+	rc = time_extend(&c, n);
+	lb_candidates_release(&c);
+	return rc == -1;
+}
+
 static double checksum(const struct lb_candidates *c)
 {
 	double s = 0;
@@ -59,15 +125,21 @@ static double checksum(const struct lb_candidates *c)
 
 int main(int argc, char **argv)
 {
-	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000;
+	size_t n;
 	size_t d = argc > 2 ? strtoul(argv[2], NULL, 10) : 256;
 	size_t m = argc > 3 ? strtoul(argv[3], NULL, 10) : 32;
-	float *s = vec_make(n, d, 1), *t = vec_make(n, d, 2);
+	float *s, *t;
 	struct lb_candidates c;
 	struct lb_error err;
 	struct rusage ru;
 	double t_same, t_cross, t_bare;
 
+	if (argc > 3 && strcmp(argv[1], "extend") == 0)
+		return extend_only(strtoul(argv[2], NULL, 10),
+				   strtoul(argv[3], NULL, 10));
+	n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000;
+	s = vec_make(n, d, 1);
+	t = vec_make(n, d, 2);
 	lb_error_init(&err);
 	printf("relate_speed: N=%zu d=%zu M=%zu openblas=%s threads=%d\n", n,
 	       d, m, openblas_get_corename(), openblas_get_num_threads());
@@ -76,6 +148,8 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "%s\n", err.msg), 1;
 	t_same = now_s() - t_same;
 	printf("relate_speed: same-set  checksum=%.4f\n", checksum(&c));
+	if (time_extend(&c, n) == -1)
+		return 1;
 	lb_candidates_release(&c);
 	t_cross = now_s();
 	if (relate_topm(s, n, t, n, d, NULL, m, 0, 0, 0, &c, &err) == -1)

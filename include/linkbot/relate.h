@@ -22,8 +22,9 @@
  *   relate_candidates(&in, &o, &cand, &err);   cand owned by the caller:
  *   ...                                        lb_candidates_release(&cand)
  * Sharding: relate_shard_range(n_src, i, n, &o.row_begin, &o.row_end) per
- * job, then lb_candidates_merge() of the n parts in order gives exactly the
- * unsharded result.
+ * job, then lb_candidates_merge() of the n parts in order and
+ * relate_extend() give exactly the unsharded result (a row range is not
+ * extended: the extension needs every row).
  */
 #ifndef LINKBOT_RELATE_H
 #define LINKBOT_RELATE_H
@@ -100,6 +101,18 @@ int relate_candidates(const struct lb_relate_input *in,
 		      struct lb_candidates *out, struct lb_error *err);
 
 /*
+ * Extends the candidate lists for the targets that few lists hold
+ * (docs/relate.md, src/relate/extend.c): a target in fewer than m/2 lists
+ * is written, with its score, into the second half of the lists of the
+ * sources nearest to it, in place of entries whose targets other lists
+ * hold enough. c must hold every source row (in->n_src). Deterministic and
+ * idempotent; relate_candidates() calls it when it computes every row,
+ * relate_import_tsv() after reading the shards. 0, or -1 (memory).
+ */
+int relate_extend(struct lb_candidates *c, const struct lb_relate_input *in,
+		  struct lb_error *err);
+
+/*
  * Row range of shard i of n (0 <= i < n) over n_src source rows: contiguous
  * and balanced; the n ranges cover [0, n_src) in order. -1 if i >= n.
  */
@@ -136,7 +149,9 @@ int relate_export_tsv(FILE *f, const struct lb_relate_input *in,
  * targets found by URL (URLs are unique within a page list). Rows absent
  * from the files stay padding. So n jobs each exporting
  * relate_shard_range() rows give the unsharded candidates exactly. Errors
- * name the file and line. out is the caller's to release.
+ * name the file and line. The lists are then extended (relate_extend()),
+ * as relate_candidates() does for every row. out is the caller's to
+ * release.
  */
 int relate_import_tsv(const char *const *paths, size_t n_paths,
 		      const struct lb_relate_input *in, size_t m,

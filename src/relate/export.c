@@ -189,6 +189,9 @@ int relate_import_tsv(const char *const *paths, size_t n_paths,
 	for (i = 0; i < n_paths; i++)
 		if (import_file(paths[i], su, tu, in, m, fill, out, err) < 0)
 			goto out;
+	/* the shards' rows are not extended: every row is here now */
+	if (relate_extend(out, in, err) == -1)
+		goto out;
 	rc = 0;
 out:
 	if (rc == -1)

@@ -455,8 +455,7 @@ int relate_candidates(const struct lb_relate_input *in,
 			goto out;
 		out->random_floor = random_floor(NULL, 0, &x, srow, in->n_src,
 						 in->n_tgt);
-		rc = 0;
-		goto out;
+		goto extend;
 	}
 
 	if (opts->method == LB_RELATE_EMBED) {
@@ -582,6 +581,10 @@ int relate_candidates(const struct lb_relate_input *in,
 	}
 	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
 		  now_s() - tm[3]);
+extend:
+	/* every row at hand: lists extended for the targets few reach */
+	if (rb == 0 && re == in->n_src && relate_extend(out, in, err) == -1)
+		goto out;
 	rc = 0;
 	goto out;
 nomem:

@@ -523,6 +523,8 @@ static void test_candidates_topics(void **state)
 					&in, &so, &part[s], &err), 0);
 			}
 			assert_int_equal(lb_candidates_merge(part, 3, &c2), 0);
+			/* a row range is not extended; the merge is */
+			assert_int_equal(relate_extend(&c2, &in, &err), 0);
 			for (s = 0; s < 3; s++) {
 				/* every shard measures the same pairs */
 				assert_true(part[s].random_floor ==
@@ -1081,6 +1083,110 @@ static void test_lang_group(void **state)
 	assert_string_equal(k, "zh");
 }
 
+/*
+ * relate_extend(): a target that no list holds is written into the second
+ * half of the lists of the sources nearest to it (its own row), in place
+ * of entries whose targets other lists hold enough, until m/2 lists hold
+ * it; first halves untouched, lists best first, idempotent.
+ */
+static void test_extend(void **state)
+{
+	enum { N = 12, M = 4 };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct lb_relate_input in = { 0 };
+	struct lb_candidates c, before;
+	struct lb_error err;
+	uint32_t reach[N] = { 0 };
+	size_t i, j;
+
+	(void)state;
+	lb_error_init(&err);
+	memset(docs, 0, sizeof(docs));
+	for (i = 0; i < N; i++)
+		p[i] = &docs[i];
+	in.src = p;
+	in.tgt = p;
+	in.n_src = in.n_tgt = N;
+	assert_int_equal(lb_candidates_init(&c, N, M), 0);
+	/* pages 0-10 list the next four of 0-10 (each held by 4 lists);
+	 * page 11 is in no list; its own row: 3, 5, 7, 9 */
+	for (i = 0; i < N - 1; i++)
+		for (j = 0; j < M; j++) {
+			c.target[i * M + j] = (uint32_t)((i + j + 1) % (N - 1));
+			c.score[i * M + j] = 0.9f - 0.1f * (float)j;
+		}
+	for (j = 0; j < M; j++) {
+		c.target[(N - 1) * M + j] = (uint32_t)(3 + 2 * j);
+		c.score[(N - 1) * M + j] = 0.5f - 0.1f * (float)j;
+	}
+	assert_int_equal(lb_candidates_init(&before, N, M), 0);
+	memcpy(before.target, c.target, N * M * sizeof(*c.target));
+	memcpy(before.score, c.score, N * M * sizeof(*c.score));
+
+	assert_int_equal(relate_extend(&c, &in, &err), 0);
+	/* the two nearest sources, 3 and 5, now list 11 last, in place of
+	 * their worst entry (7 and 9: 5 lists held each, row 11 too; 4 now) */
+	assert_int_equal(c.target[3 * M + 3], 11);
+	assert_true(c.score[3 * M + 3] == 0.5f);
+	assert_int_equal(c.target[5 * M + 3], 11);
+	assert_true(c.score[5 * M + 3] == 0.4f);
+	for (i = 0; i < N * M; i++)
+		reach[c.target[i]]++;
+	assert_int_equal(reach[11], M / 2);
+	assert_int_equal(reach[7], 4);
+	assert_int_equal(reach[9], 4);
+	for (i = 0; i < N; i++) {
+		/* the first half of every list is untouched */
+		assert_memory_equal(c.target + i * M, before.target + i * M,
+				    M / 2 * sizeof(*c.target));
+		for (j = 1; j < M; j++)
+			assert_true(c.score[i * M + j] <=
+				    c.score[i * M + j - 1]);
+		if (i != 3 && i != 5)
+			assert_memory_equal(c.target + i * M,
+					    before.target + i * M,
+					    M * sizeof(*c.target));
+	}
+	/* idempotent */
+	memcpy(before.target, c.target, N * M * sizeof(*c.target));
+	memcpy(before.score, c.score, N * M * sizeof(*c.score));
+	assert_int_equal(relate_extend(&c, &in, &err), 0);
+	assert_memory_equal(c.target, before.target, N * M * sizeof(*c.target));
+	assert_memory_equal(c.score, before.score, N * M * sizeof(*c.score));
+
+	/* another layout (each of 0-10 in 4 lists, 11 in none): an entry
+	 * is taken only from a target held by more than m/2 lists, and no
+	 * target held by m/2 or more falls below m/2 */
+	for (i = 0; i < N - 1; i++)
+		for (j = 0; j < M; j++)
+			c.target[i * M + j] = j < 2 ? (uint32_t)((i + j + 1) %
+						       (N - 1)) :
+				(uint32_t)((i + 5 + j) % (N - 1));
+	for (i = 0; i < N; i++)
+		reach[i] = 0;
+	for (i = 0; i < (N - 1) * M; i++)
+		reach[c.target[i]]++;
+	memcpy(before.target, c.target, N * M * sizeof(*c.target));
+	assert_int_equal(relate_extend(&c, &in, &err), 0);
+	for (i = 0; i < N * M; i++)
+		if (c.target[i] != before.target[i])
+			assert_true(reach[before.target[i]] > M / 2);
+	for (i = 0; i < N; i++)
+		reach[i] = 0;
+	for (i = 0; i < N * M; i++)
+		reach[c.target[i]]++;
+	for (i = 0; i < N; i++)
+		assert_true(reach[i] >= M / 2);
+
+	/* rows for another page list are refused */
+	in.n_src = in.n_tgt = N - 1;
+	assert_int_equal(relate_extend(&c, &in, &err), -1);
+	assert_int_equal(err.code, LB_EUSAGE);
+	lb_candidates_release(&c);
+	lb_candidates_release(&before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1101,6 +1207,7 @@ int main(void)
 		cmocka_unit_test(test_candidates_blocks),
 		cmocka_unit_test(test_candidates_edges),
 		cmocka_unit_test(test_text_source),
+		cmocka_unit_test(test_extend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
