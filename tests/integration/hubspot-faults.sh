@@ -42,10 +42,14 @@ hs_start "$T" --posts "$T/posts.json" --burst-max 8 --burst-window-ms 1000
 hs_config "$T" "links: 8" >"$T/lb.yaml"
 
 echo "== killed mid-sync: the next run converges, no instance twice"
-hs_admin config '{"write_delay_ms": 400}'
+# Each write held 1.5 s: after the first create answers, the kill has 1.5 s
+# to land before the second and 3 s before the third, however slow the
+# loaded machine's polling (seen with 0.4 s: all 3 made before the kill).
+hs_admin config '{"write_delay_ms": 1500}'
 "$LINKBOT" hubspot sync -c "$T/lb.yaml" >"$T/killed.log" 2>&1 &
 LB_PID=$!
-for _ in $(seq 1 100); do
+t0=$SECONDS
+while [ $((SECONDS - t0)) -lt 60 ]; do
 	[ "$(hs_log | grep -c 'batch/create 201' || true)" -ge 1 ] && break
 	sleep 0.05
 done
