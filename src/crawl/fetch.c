@@ -75,6 +75,7 @@ struct fetcher {
 	long queued, inflight, started;
 	size_t rr;		/* the host served first next round */
 	int capped;		/* the global cap was logged */
+	int starved;		/* a host was ready, the night's slots not */
 };
 
 static double mono(void)
@@ -361,6 +362,26 @@ double fetch_pace_factor(const struct fetch_pace *p)
 	return factor > 8 ? 8 : factor;
 }
 
+/*
+ * The night's cap on transfers in flight (o.slots, one counting semaphore
+ * shared by the fetchers of all the clients crawled at once): a token is
+ * taken before a transfer starts and given back when it ends. A fetcher
+ * that finds none waits a few milliseconds and tries again.
+ */
+static int slot_take(struct fetcher *f)
+{
+	if (f->o.slots == NULL || sem_trywait(f->o.slots) == 0)
+		return 1;
+	f->starved = 1;
+	return 0;
+}
+
+static void slots_give(struct fetcher *f, long n)
+{
+	for (; f->o.slots != NULL && n > 0; n--)
+		sem_post(f->o.slots);
+}
+
 static double host_interval(const struct fetcher *f, const struct host *h)
 {
 	return f->o.interval * fetch_pace_factor(&h->pace);
@@ -406,6 +427,7 @@ void fetcher_free(struct fetcher *f)
 	}
 	free(f->hosts);
 	curl_multi_cleanup(f->multi);
+	slots_give(f, f->inflight);	/* a run stopped by an error */
 	free(f);
 }
 
@@ -589,6 +611,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	req = x->req;
 	x->host->inflight--;
 	f->inflight--;
+	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME, &x->res.seconds);
 	x->res.status = (int)status;
@@ -666,7 +689,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				break;
 			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next && f->inflight < max) {
+			       now >= h->next && f->inflight < max &&
+			       slot_take(f)) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
 				h->head = r->next;
@@ -675,6 +699,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				r->next = NULL;
 				f->queued--;
 				if (start(f, h, r, err) < 0) {
+					slots_give(f, 1);
 					if (f->o.udata_free != NULL)
 						f->o.udata_free(r->udata);
 					fetch_req_free(r);
@@ -687,6 +712,11 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 			if (h->head != NULL && h->inflight < f->o.per_host &&
 			    h->next < wake)
 				wake = h->next;
+		}
+		if (f->starved) {	/* the night's cap: try again soon
+					 * (ready hosts set wake to now) */
+			f->starved = 0;
+			wake = now + 0.01;
 		}
 		if (n > 0)
 			f->rr = (f->rr + 1) % n;
