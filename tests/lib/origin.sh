@@ -27,7 +27,9 @@
 # An include that serves many virtual hosts (root htdocs/$host; hosts
 # <name>.localhost resolve to loopback) can log to logs/hosts.log with
 #   HOST MSEC "GET /path HTTP/1.1" STATUS BYTES SECONDS
-# (access_log logs/hosts.log origin_host;).
+# (access_log logs/hosts.log origin_host;). ORIGIN_CONNECTIONS (default 256)
+# is nginx's worker_connections: a night of 1,000 hosts keeps one
+# connection open to each.
 
 origin__free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -64,10 +66,11 @@ origin__launch() {
 		fi
 		cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
+worker_rlimit_nofile $((${ORIGIN_CONNECTIONS:-256} * 2 + 64));
 pid $work/nginx.pid;
 error_log $work/logs/error.log warn;
 daemon off;
-events { worker_connections 256; }
+events { worker_connections ${ORIGIN_CONNECTIONS:-256}; }
 http {
 	# one line per request: time (ms), request, status, bytes, agent,
 	# If-None-Match / If-Modified-Since (tests read it)
