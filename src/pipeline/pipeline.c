@@ -16,6 +16,7 @@
 #include "linkbot/fsutil.h"
 #include "linkbot/hubspot.h"
 #include "linkbot/log.h"
+#include "linkbot/relate.h"
 #include "linkbot/render.h"
 #include "internal.h"
 #include "sched.h"
@@ -829,6 +830,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		if (night_hosts(&nt, err) < 0)
 			goto out;
 		crawl_global_init();
+		relate_blas_single();
 		pthread_mutex_init(&nt.mu, NULL);
 		sem_init(&nt.conns, 0, conns);
 		sem_init(&nt.builds, 0, builds);
