@@ -485,6 +485,29 @@ long fetcher_started(const struct fetcher *f)
 	return f->started;
 }
 
+/*
+ * Called by curl just before the request goes out. The start was
+ * scheduled at h->next - interval; when the thread or the connection made
+ * it leave late (a loaded machine, a night of many clients), the next one
+ * keeps its distance from when this one really left, so the host never
+ * sees two requests closer than the interval allows.
+ */
+static int on_prereq(void *arg, char *ip, char *local_ip, int port,
+		     int local_port)
+{
+	struct xfer *x = arg;
+	double earliest;
+
+	(void)ip;
+	(void)local_ip;
+	(void)port;
+	(void)local_port;
+	earliest = mono() + host_interval(x->f, x->host) * 0.95;
+	if (x->host->next < earliest)
+		x->host->next = earliest;
+	return CURL_PREREQFUNC_OK;
+}
+
 static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 		 struct lb_error *err)
 {
@@ -537,6 +560,10 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+	if (f->o.interval > 0) {
+		curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+		curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
+	}
 	if (curl_multi_add_handle(f->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);
 		curl_slist_free_all(x->headers);
