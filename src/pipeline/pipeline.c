@@ -600,6 +600,8 @@ struct night {
 	pthread_mutex_t mu;
 	sem_t conns;			/* transfers in flight */
 	sem_t builds;			/* builds and publishes at once */
+	pthread_mutex_t hubspot;	/* one sync at a time: clients may
+					   share a HubSpot account's limits */
 };
 
 /* "host[:port]" of a URL, lower case, into out; "" if none. */
@@ -688,7 +690,7 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 	const struct lb_run_opts *opts = nt->opts;
 	struct lb_run_opts own_opts;
 	struct lb_run_stats st;
-	struct lb_store *own_store = NULL, *own_ss = NULL;
+	struct lb_store *own_store = NULL, *own_ss = NULL, *ss;
 	struct client_run r;
 	size_t s;
 	int rc = -1, building = 0;
@@ -716,38 +718,37 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		r.conn_slots = &nt->conns;
 	}
 	r.opts = opts;
-	{
-		struct lb_store *ss = nt->jobs > 1 ? own_ss : nt->ss;
+	ss = nt->jobs > 1 ? own_ss : nt->ss;
+	if (nt->need_corpus && ss != NULL &&
+	    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
+	     state_links(&r, ss, 0, err) < 0))
+		goto out;
+	if (nt->need_corpus &&
+	    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
+		goto out;
+	r.started = opts->now ? opts->now : time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &r.t_start);
+	r.report = report_new(r.cl->id, r.started);
+	for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
+		struct timespec t0;
+		int hubspot = nt->jobs > 1 && stages[s].bit == LB_STAGE_HUBSPOT;
 
-		if (nt->need_corpus && ss != NULL &&
-		    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
-		     state_links(&r, ss, 0, err) < 0))
-			goto out;
-		if (nt->need_corpus &&
-		    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
-			goto out;
-		r.started = opts->now ? opts->now : time(NULL);
-		clock_gettime(CLOCK_MONOTONIC, &r.t_start);
-		r.report = report_new(r.cl->id, r.started);
-		for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
-			struct timespec t0;
-
-			if (!(nt->which & stages[s].bit) ||
-			    (stages[s].bit == LB_STAGE_HUBSPOT &&
-			     !uses_hubspot(r.cl)))
-				continue;
-			build_slot(nt, &building, (stages[s].bit &
-				   (LB_STAGE_BUILD | LB_STAGE_PUBLISH)) != 0);
-			log_stage(stages[s].name);
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			if (stages[s].fn(&r, err) < 0 ||
-			    state_after(&r, ss, stages[s].bit, err) < 0) {
-				report_stage(r.report, stages[s].name,
-					     seconds_since(&t0));
-				goto fail;
-			}
-			report_stage(r.report, stages[s].name, seconds_since(&t0));
-		}
+		if (!(nt->which & stages[s].bit) ||
+		    (stages[s].bit == LB_STAGE_HUBSPOT && !uses_hubspot(r.cl)))
+			continue;
+		build_slot(nt, &building, (stages[s].bit & (LB_STAGE_BUILD |
+						LB_STAGE_PUBLISH)) != 0);
+		log_stage(stages[s].name);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (hubspot)
+			pthread_mutex_lock(&nt->hubspot);
+		rc = stages[s].fn(&r, err) < 0 ||
+		     state_after(&r, ss, stages[s].bit, err) < 0 ? -1 : 0;
+		if (hubspot)
+			pthread_mutex_unlock(&nt->hubspot);
+		report_stage(r.report, stages[s].name, seconds_since(&t0));
+		if (rc < 0)
+			goto fail;
 	}
 	build_slot(nt, &building, 0);
 	count_client(&r);
@@ -832,6 +833,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		crawl_global_init();
 		relate_blas_single();
 		pthread_mutex_init(&nt.mu, NULL);
+		pthread_mutex_init(&nt.hubspot, NULL);
 		sem_init(&nt.conns, 0, conns);
 		sem_init(&nt.builds, 0, builds);
 		sems = 1;
@@ -846,6 +848,7 @@ out:
 		sem_destroy(&nt.conns);
 		sem_destroy(&nt.builds);
 		pthread_mutex_destroy(&nt.mu);
+		pthread_mutex_destroy(&nt.hubspot);
 	}
 	for (c = 0; nt.hosts != NULL && c < nt.n; c++)
 		lb_strlist_release(&nt.hosts[c]);
