@@ -46,17 +46,7 @@ PY
 }
 # config DIR CLIENTS_YAML
 config() {
-	mkdir -p "$1"
-	{
-		cat <<YAML
-store: $1/public
-state: $1/state
-crawl:
-  allow_private: true
-  pages_per_minute: $PPM
-YAML
-		sed "s#__PORT__#$ORIGIN_PORT#g" "$2"
-	} > "$1/linkbot.yaml"
+	python3 tests/lib/many-sites.py config "$1" "$2" "$ORIGIN_PORT" "$PPM"
 }
 
 echo "== night: $SITES sites x $PAGES pages at $PPM pages/min, --jobs $JOBS"

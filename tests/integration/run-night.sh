@@ -19,18 +19,8 @@ python3 tests/lib/many-sites.py "$WORK/night" $SITES $PAGES --fail broken ||
 	exit 1
 origin_start "$WORK/night/htdocs" "$WORK/night/site.conf" || exit 1
 config() { # DIR -> DIR/linkbot.yaml
-	mkdir -p "$1"
-	{
-		cat <<YAML
-store: $1/public
-state: $1/state
-crawl:
-  allow_private: true
-  pages_per_minute: 60
-  max_connections: 8
-YAML
-		sed "s#__PORT__#$ORIGIN_PORT#g" "$WORK/night/clients.yaml"
-	} > "$1/linkbot.yaml"
+	python3 tests/lib/many-sites.py config "$1" "$WORK/night/clients.yaml" \
+		"$ORIGIN_PORT" 60 "max_connections: 8"
 }
 config "$WORK/at-once"
 config "$WORK/one-by-one"

@@ -14,6 +14,12 @@ writes, for sites s0001 .. sSITES (host s0001.localhost, ...):
                    name http://<host>:__PORT__/sitemap.xml (origin.sh's
                    token: sed it, or let origin_start replace it)
 --fail NAME adds a client NAME whose host serves nothing (404 sitemap).
+
+    many-sites.py config DIR CLIENTS_YAML PORT PPM [CRAWL_LINE...]
+
+writes DIR/linkbot.yaml: store DIR/public, state DIR/state, crawl at PPM
+pages a minute (loopback allowed, more crawl: lines as given) and the
+clients of CLIENTS_YAML (a part written above, or cut from one) on PORT.
 Used by tests/integration/run-night.sh and bench/night.sh.
 """
 import os
@@ -65,8 +71,24 @@ def page(rng, site, i, topics):
                                                "".join(paras)))
 
 
+def config(args):
+    out, clients, port, ppm = args[:4]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "linkbot.yaml"), "w") as f:
+        f.write("store: %s/public\nstate: %s/state\ncrawl:\n"
+                "  allow_private: true\n  pages_per_minute: %s\n"
+                % (out, out, ppm))
+        for line in args[4:]:
+            f.write("  %s\n" % line)
+        f.write(open(clients).read().replace("__PORT__", port))
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["config"]:
+        if len(args) < 5:
+            sys.exit(__doc__)
+        return config(args[1:])
     opts = {"--ppm": None, "--fail": None}
     for k in list(opts):
         if k in args:

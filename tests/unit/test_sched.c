@@ -85,26 +85,34 @@ static int item(void *arg, size_t i, struct lb_error *err)
 	return 0;
 }
 
-static void probe_init(struct probe *p)
+/* Runs the N items on a fresh probe; returns sched_run()'s answer. */
+static int run(struct probe *p, unsigned jobs, sched_clash_fn clash,
+	       size_t fail_at, struct lb_error *err)
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->mu, NULL);
-	p->fail_at = N;
+	p->fail_at = fail_at;
 	p->caller = pthread_self();
+	lb_error_init(err);
+	return sched_run(N, jobs, item, clash, p, err);
+}
+
+static void assert_each_once(const struct probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < N; i++)
+		assert_int_equal(p->runs[i], 1);
 }
 
 static void test_all_once_at_most_jobs(void **state)
 {
 	struct probe p;
 	struct lb_error err;
-	size_t i;
 
 	(void)state;
-	probe_init(&p);
-	lb_error_init(&err);
-	assert_int_equal(sched_run(N, 8, item, NULL, &p, &err), 0);
-	for (i = 0; i < N; i++)
-		assert_int_equal(p.runs[i], 1);
+	assert_int_equal(run(&p, 8, NULL, N, &err), 0);
+	assert_each_once(&p);
 	assert_true(p.peak <= 8);
 	assert_true(p.peak > 1);	/* they did overlap */
 	assert_true(p.threads_seen);
@@ -114,14 +122,10 @@ static void test_clashing_never_together(void **state)
 {
 	struct probe p;
 	struct lb_error err;
-	size_t i;
 
 	(void)state;
-	probe_init(&p);
-	lb_error_init(&err);
-	assert_int_equal(sched_run(N, 16, item, clash5, &p, &err), 0);
-	for (i = 0; i < N; i++)
-		assert_int_equal(p.runs[i], 1);
+	assert_int_equal(run(&p, 16, clash5, N, &err), 0);
+	assert_each_once(&p);
 	assert_false(p.clashed);
 	assert_true(p.peak <= 5);
 }
@@ -133,9 +137,7 @@ static void test_one_job_is_sequential(void **state)
 	size_t i;
 
 	(void)state;
-	probe_init(&p);
-	lb_error_init(&err);
-	assert_int_equal(sched_run(N, 1, item, clash5, &p, &err), 0);
+	assert_int_equal(run(&p, 1, clash5, N, &err), 0);
 	assert_int_equal(p.peak, 1);
 	assert_false(p.threads_seen);
 	for (i = 0; i < N; i++)
@@ -149,10 +151,7 @@ static void test_failure_starts_no_more(void **state)
 	size_t i, ran = 0;
 
 	(void)state;
-	probe_init(&p);
-	p.fail_at = 3;
-	lb_error_init(&err);
-	assert_int_equal(sched_run(N, 4, item, NULL, &p, &err), -1);
+	assert_int_equal(run(&p, 4, NULL, 3, &err), -1);
 	assert_int_equal(err.code, LB_ESTATE);
 	assert_string_equal(err.msg, "item 3 failed");
 	for (i = 0; i < N; i++) {
@@ -162,10 +161,7 @@ static void test_failure_starts_no_more(void **state)
 	assert_int_equal(p.runs[3], 1);
 	assert_true(ran < N);	/* items after the failure never started */
 	/* one after another: it stops right there */
-	probe_init(&p);
-	p.fail_at = 3;
-	lb_error_init(&err);
-	assert_int_equal(sched_run(N, 1, item, NULL, &p, &err), -1);
+	assert_int_equal(run(&p, 1, NULL, 3, &err), -1);
 	assert_int_equal(p.n_order, 4);
 }
 
