@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -767,6 +768,41 @@ out:
 	return rc;
 }
 
+/*
+ * A client in flight holds files: its corpus (SQLite, WAL and shared
+ * memory), its quarantine, curl's connections (8 a host) and wake-up pipe,
+ * a report or an object being written. A night of --jobs 1000 needs more
+ * than the usual soft limit of 1024: raise it to the hard limit, and run
+ * fewer clients at once if even that is short (said in the log).
+ */
+#define NIGHT_FILES_PER_CLIENT 16
+#define NIGHT_FILES_SPARE 64
+
+static void night_files(struct night *nt)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)nt->jobs * NIGHT_FILES_PER_CLIENT +
+		      NIGHT_FILES_SPARE;
+	unsigned fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	fit = rl.rlim_cur > NIGHT_FILES_SPARE + NIGHT_FILES_PER_CLIENT ?
+		      (unsigned)((rl.rlim_cur - NIGHT_FILES_SPARE) /
+				 NIGHT_FILES_PER_CLIENT) : 1;
+	log_warnx("%u clients at once need %lu open files, the limit is %lu "
+		  "(ulimit -n): %u at once", nt->jobs, (unsigned long)need,
+		  (unsigned long)rl.rlim_cur, fit);
+	nt->jobs = fit;
+}
+
 /* Clients at once, builds at once: the option, else the config. */
 static void night_caps(struct night *nt, unsigned *builds, unsigned *conns)
 {
@@ -789,6 +825,8 @@ static void night_caps(struct night *nt, unsigned *builds, unsigned *conns)
 		nt->jobs = 1;
 	if (nt->jobs > nt->n)
 		nt->jobs = nt->n ? (unsigned)nt->n : 1;
+	if (nt->jobs > 1)
+		night_files(nt);
 }
 
 int pipeline_run(const struct lb_config *cfg, unsigned which,
