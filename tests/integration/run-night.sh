@@ -8,12 +8,16 @@
 # request came before the first host's last one); the answers equal those
 # of a run one client after another (--jobs 1) on the same pages and seed;
 # the failing client is reported, the others done, the exit status 1; the
-# log names the client of each line.
+# log names the client of each line. Then the night's cap on transfers
+# (crawl.max_connections: 1) on 3 slow sites of a second nginx: no two
+# transfers of any host ever overlap at the origin.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/origin.sh
 . tests/data/crawl/lib.sh
 crawl_setup
+SLOW_WORK=
+trap 'origin_stop; [ -z "$SLOW_WORK" ] || tests/lib/origin.sh stop "$SLOW_WORK"; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 SITES=20 PAGES=8
 python3 tests/lib/many-sites.py "$WORK/night" $SITES $PAGES --fail broken ||
 	exit 1
@@ -117,6 +121,40 @@ assert len(pages) >= n * 8, len(pages)
 assert x.keys() == y.keys(), sorted(set(x) ^ set(y))[:5]
 diff = [k for k in x if x[k] != y[k]]
 assert not diff, diff[:5]
+PY
+
+# the cap: 3 sites whose pages take about a second each (limit_rate: nginx
+# sends the first second's worth at once; pages padded to ~8 KB), crawled
+# at once with one transfer in flight over all of them
+python3 tests/lib/many-sites.py "$WORK/slow" 3 2 || exit 1
+for f in "$WORK"/slow/htdocs/*/blog/*/index.html; do
+	printf '%6000s\n' '' >> "$f"
+done
+echo 'limit_rate 4k;' >> "$WORK/slow/site.conf"
+read -r SLOW_URL SLOW_WORK < <(tests/lib/origin.sh start "$WORK/slow/htdocs" \
+	"$WORK/slow/site.conf") || exit 1
+python3 tests/lib/many-sites.py config "$WORK/capped" "$WORK/slow/clients.yaml" \
+	"${SLOW_URL##*:}" 240 "max_connections: 1"
+"$LINKBOT" run -c "$WORK/capped/linkbot.yaml" --seed 7 --now $NOW --jobs 3 \
+	> "$WORK/capped/run.log" 2>&1
+check "the capped night: exit status 0" test $? -eq 0
+check "max_connections 1: no two transfers at the origin at once, over all hosts" \
+	python3 - "$SLOW_WORK/logs/hosts.log" <<'PY'
+import sys
+spans = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0].endswith(".localhost"):
+        end = float(f[1])
+        spans.append((end - float(f[-1]), end, f[0]))
+spans.sort()
+hosts = {h for _, _, h in spans}
+slow = sum(1 for s, e, _ in spans if e - s > 0.2)
+# ms stamps: a transfer may start in the millisecond the last one ended
+over = [(a, b) for a, b in zip(spans, spans[1:]) if b[0] < a[1] - 0.002]
+print("  %d transfers of %d hosts, %d slow, %d overlapping" %
+      (len(spans), len(hosts), slow, len(over)))
+sys.exit(0 if len(hosts) == 3 and slow >= 4 and not over else 1)
 PY
 
 echo "run-night: $FAILS failed"
