@@ -55,6 +55,14 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		 struct lb_crawl_stats *stats, struct lb_error *err);
 
 /*
+ * The origins ("scheme://host[:port]", normalised) of the client's URL
+ * sources, added to *out (the caller's): two clients that share one are
+ * not crawled at once (each would hold the host's rate on its own).
+ */
+int crawl_source_hosts(const struct lb_client *cl, struct lb_strlist *out,
+		       struct lb_error *err);
+
+/*
  * Initialises the libraries of the crawler (libcurl, libxml2) once for the
  * process: call it on the main thread before crawl_client() runs on others.
  */

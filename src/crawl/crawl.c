@@ -127,6 +127,29 @@ struct crawl {
 
 static _Thread_local char ua_buf[1200];	/* per thread: see sched.c */
 
+int crawl_source_hosts(const struct lb_client *cl, struct lb_strlist *out,
+		       struct lb_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n_sources; i++) {
+		char *url = NULL, *origin;
+		int rc = 0;
+
+		if (url_normalize(cl->sources[i].url, NULL, &url) < 0)
+			continue;	/* the crawl will say so */
+		if ((origin = url_origin(url)) != NULL)
+			rc = lb_strlist_add(out, origin, err);
+		else
+			rc = lb_error_set(err, LB_ENOMEM, "out of memory");
+		free(origin);
+		free(url);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 void crawl_global_init(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);

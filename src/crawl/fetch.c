@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,69 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/*
+ * The process's memory of each host's next allowed start, across the
+ * fetchers of a night (one a client's crawl): a host that one client has
+ * just finished crawling is not hit at once by the next client of the
+ * same host (one after another, or after it at once: pipeline.c never
+ * runs those two together). Written when a fetcher is freed, read when a
+ * fetcher first meets the host; it lives as long as the process.
+ */
+struct host_mark {
+	char *origin;
+	double next;		/* monotonic seconds */
+};
+static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct host_mark *marks;		/* marks_lock */
+static size_t n_marks, alloc_marks;
+
+static struct host_mark *mark_find(const char *origin)
+{
+	size_t i;
+
+	for (i = 0; i < n_marks; i++)
+		if (strcmp(marks[i].origin, origin) == 0)
+			return &marks[i];
+	return NULL;
+}
+
+static double mark_get(const char *origin)
+{
+	struct host_mark *m;
+	double next;
+
+	pthread_mutex_lock(&marks_lock);
+	m = mark_find(origin);
+	next = m != NULL ? m->next : 0;
+	pthread_mutex_unlock(&marks_lock);
+	return next;
+}
+
+/* Without memory the mark is lost: the next client starts at once. */
+static void mark_put(const char *origin, double next)
+{
+	struct host_mark *m;
+
+	pthread_mutex_lock(&marks_lock);
+	if ((m = mark_find(origin)) != NULL) {
+		if (m->next < next)
+			m->next = next;
+	} else {
+		if (n_marks == alloc_marks) {
+			size_t na = alloc_marks ? alloc_marks * 2 : 64;
+			struct host_mark *nm = realloc(marks, na * sizeof(*nm));
+			if (nm == NULL)
+				goto out;
+			marks = nm;
+			alloc_marks = na;
+		}
+		if ((marks[n_marks].origin = strdup(origin)) != NULL)
+			marks[n_marks++].next = next;
+	}
+out:
+	pthread_mutex_unlock(&marks_lock);
+}
+
 static struct host *host_get(struct fetcher *f, const char *url)
 {
 	char *origin = url_origin(url);
@@ -313,6 +377,8 @@ static struct host *host_get(struct fetcher *f, const char *url)
 	}
 	h->origin = origin;
 	fetch_pace_init(&h->pace);
+	if (f->o.interval > 0)
+		h->next = mark_get(origin);
 	f->hosts[f->n_hosts++] = h;
 	return h;
 }
@@ -422,6 +488,8 @@ void fetcher_free(struct fetcher *f)
 				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
+		if (f->o.interval > 0)
+			mark_put(f->hosts[i]->origin, f->hosts[i]->next);
 		free(f->hosts[i]->origin);
 		free(f->hosts[i]);
 	}

@@ -2,7 +2,6 @@
  * pipeline.c - the nightly job: the stages in order, for each client and
  * endpoint selected (see pipeline.h).
  */
-#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -605,23 +604,6 @@ struct night {
 					   share a HubSpot account's limits */
 };
 
-/* "host[:port]" of a URL, lower case, into out; "" if none. */
-static void url_host(const char *url, char *out, size_t size)
-{
-	const char *p = strstr(url, "://"), *e;
-	size_t i, n;
-
-	out[0] = '\0';
-	if (p == NULL || size == 0)
-		return;
-	p += 3;
-	e = p + strcspn(p, "/?#");
-	n = (size_t)(e - p) < size - 1 ? (size_t)(e - p) : size - 1;
-	for (i = 0; i < n; i++)
-		out[i] = (char)tolower((unsigned char)p[i]);
-	out[n] = '\0';
-}
-
 /* Two clients crawled at once must not share a host: each would keep
  * the host's rate, and the host would see twice its rate. */
 static int clients_clash(void *arg, size_t i, size_t j)
@@ -638,19 +620,14 @@ static int clients_clash(void *arg, size_t i, size_t j)
 
 static int night_hosts(struct night *nt, struct lb_error *err)
 {
-	char host[300];
-	size_t c, k;
+	size_t c;
 
 	if ((nt->hosts = calloc(nt->n ? nt->n : 1, sizeof(*nt->hosts))) ==
 	    NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	for (c = 0; c < nt->n; c++)
-		for (k = 0; k < nt->cl[c]->n_sources; k++) {
-			url_host(nt->cl[c]->sources[k].url, host, sizeof(host));
-			if (*host != '\0' &&
-			    lb_strlist_add(&nt->hosts[c], host, err) < 0)
-				return -1;
-		}
+		if (crawl_source_hosts(nt->cl[c], &nt->hosts[c], err) < 0)
+			return -1;
 	return 0;
 }
 
