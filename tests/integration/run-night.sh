@@ -150,8 +150,8 @@ PY
 config "$WORK/crash"
 crash_url="http://s0003.localhost:$ORIGIN_PORT/blog/post-2/"
 (LINKBOT_FAULT_EXTRACT="$crash_url" "$LINKBOT" run -c "$WORK/crash/linkbot.yaml" \
-	--seed 7 --now $NOW --jobs 32 --no-rate-limit > "$WORK/crash/run.log" 2>&1) \
-	2>/dev/null	# not bash's "Segmentation fault" line
+	--seed 7 --now $NOW --jobs 32 --no-rate-limit > "$WORK/crash/run.log" 2>&1
+	exit $?) 2>/dev/null	# bash's "Segmentation fault" line goes there
 rc=$?
 check "a crash in one client's extraction stops the process by its signal" \
 	test $rc -gt 128
