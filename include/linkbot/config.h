@@ -133,7 +133,14 @@ struct lb_crawl_settings {
 	long max_body_bytes;
 	int timeout_seconds;
 	int max_redirects;
+	/* the night (docs/crawl.md, "Many sites in one night") */
+	int jobs;		/* clients in flight at once (crawl to publish) */
+	int build_jobs;		/* builds + publishes at once; 0: the cores */
+	int max_connections;	/* transfers in flight over all clients */
 };
+
+#define LB_DEFAULT_JOBS 256
+#define LB_DEFAULT_MAX_CONNECTIONS 256
 
 struct lb_s3_settings {
 	char *endpoint;		/* https://s3.amazonaws.com, http://127.0.0.1:4569 */

@@ -11,6 +11,7 @@
 #ifndef LINKBOT_CRAWL_H
 #define LINKBOT_CRAWL_H
 
+#include <semaphore.h>
 #include <stdio.h>
 #include <time.h>
 #include "linkbot/config.h"
@@ -31,6 +32,12 @@ struct lb_crawl_opts {
 	void (*on_page)(void *arg, const char *url, const char *outcome,
 			int status, const char *why);
 	void *on_page_arg;
+	/*
+	 * A night that crawls clients at once (pipeline/sched.c) shares one
+	 * cap on transfers in flight: a semaphore with one token a transfer
+	 * (docs/crawl.md, max_connections). NULL: only this crawl's cap.
+	 */
+	sem_t *conn_slots;
 };
 
 struct lb_crawl_stats {
@@ -47,7 +54,22 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		 struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
 		 struct lb_crawl_stats *stats, struct lb_error *err);
 
-/* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static. */
+/*
+ * The origins ("scheme://host[:port]", normalised) of the client's URL
+ * sources, added to *out (the caller's): two clients that share one are
+ * not crawled at once (each would hold the host's rate on its own).
+ */
+int crawl_source_hosts(const struct lb_client *cl, struct lb_strlist *out,
+		       struct lb_error *err);
+
+/*
+ * Initialises the libraries of the crawler (libcurl, libxml2) once for the
+ * process: call it on the main thread before crawl_client() runs on others.
+ */
+void crawl_global_init(void);
+
+/* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static
+ * (per thread). */
 const char *crawl_user_agent(const struct lb_config *cfg);
 
 /*

@@ -53,6 +53,8 @@ struct lb_run_opts {
 	int have_seed;
 	uint64_t seed;		/* random completion and pools; default: the day */
 	time_t now;		/* injectable clock (--now) */
+	unsigned jobs;		/* clients at once; 0: crawl.jobs */
+	unsigned build_jobs;	/* builds at once; 0: crawl.build_jobs */
 };
 
 struct lb_run_stats {

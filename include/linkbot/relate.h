@@ -133,6 +133,16 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 		struct lb_candidates *out, struct lb_error *err);
 
 /*
+ * Many builds at once (a night that runs clients at once, pipeline/
+ * sched.c): BLAS computes on the calling thread only. OpenBLAS's thread
+ * pool serves one large build; beside other builds its idle threads spin
+ * (sched_yield) and cost a third of the CPU of a night of small sites.
+ * Process-wide; call before the builds start. The results do not depend
+ * on it (tests/integration/run-night.sh compares with a sequential night).
+ */
+void relate_blas_single(void);
+
+/*
  * Candidate export (docs/relate.md): a "# linkbot candidates: ..." comment
  * line, then one line per candidate, "source_url<TAB>target_url<TAB>score\n",
  * score printed with "%.9g" so it reads back to the same float; sources in

@@ -9,7 +9,9 @@
 #include "linkbot/log.h"
 
 static int verbosity = 1;
-static const char *stage = "linkbot";
+/* per thread: a concurrent night runs one client a thread (pipeline/sched.c) */
+static _Thread_local const char *stage = "linkbot";
+static _Thread_local const char *client;
 
 void log_init(int v)
 {
@@ -26,19 +28,42 @@ void log_stage(const char *s)
 	stage = s != NULL ? s : "linkbot";
 }
 
+void log_client(const char *id)
+{
+	client = id;
+}
+
+/*
+ * One line, one write: lines of concurrent clients never interleave
+ * (a longer message is cut, marked with "...").
+ */
 static void vlog(const char *fmt, va_list ap, const char *suffix)
 {
-	char when[32];
+	char line[4096];
+	const size_t max = sizeof(line) - 1;	/* room for the newline */
 	time_t now = time(NULL);
 	struct tm tm;
+	size_t len;
+	int n;
 
 	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(stderr, "%s %s: ", when, stage);
-	vfprintf(stderr, fmt, ap);
-	if (suffix != NULL)
-		fprintf(stderr, ": %s", suffix);
-	fputc('\n', stderr);
+	len = strftime(line, max, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = client != NULL ?
+		    snprintf(line + len, max - len, " %s[%s]: ", stage, client) :
+		    snprintf(line + len, max - len, " %s: ", stage);
+	len = n < 0 || (size_t)n >= max - len ? max : len + (size_t)n;
+	if (len < max) {
+		n = vsnprintf(line + len, max - len, fmt, ap);
+		len = n < 0 || (size_t)n >= max - len ? max : len + (size_t)n;
+	}
+	if (suffix != NULL && len < max) {
+		n = snprintf(line + len, max - len, ": %s", suffix);
+		len = n < 0 || (size_t)n >= max - len ? max : len + (size_t)n;
+	}
+	if (len == max)
+		memcpy(line + max - 3, "...", 3);
+	line[len++] = '\n';
+	fwrite(line, 1, len, stderr);
 }
 
 #define LOG_BODY(min, suffix)                 \

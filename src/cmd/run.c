@@ -61,6 +61,10 @@ static const struct opt_doc {
 		"      --seed N          seed of random completion (default: the UTC day)\n" },
 	{ 'S', J_HUBSPOT, "      --seed N          seed of the random posts of posts without links\n" },
 	{ 'N', J_ALL, "      --now UNIXTIME    pretend the time is this (tests)\n" },
+	{ 'j', J_ALL, "  -j, --jobs N          clients at once (default crawl.jobs, 256); 1: one\n"
+		      "                        after another\n" },
+	{ 'B', J_ALL, "      --build-jobs N    builds and publishes at once (default\n"
+		      "                        crawl.build_jobs, the cores)\n" },
 	{ 'R', J_RUN | J_CRAWL, "      --no-rate-limit   benchmarks only: crawl as fast as the origin allows\n" },
 	{ 'q', J_ALL | J_HUBSPOT, "  -q, --quiet / -v, --verbose\n" },
 	{ 'h', J_ALL | J_HUBSPOT, "  -h, --help\n" },
@@ -197,6 +201,8 @@ static int run_job(const struct job *job, int argc, char **argv,
 		{ "seed", required_argument, NULL, 'S' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "no-rate-limit", no_argument, NULL, 'R' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "build-jobs", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,7 +220,7 @@ static int run_job(const struct job *job, int argc, char **argv,
 	memset(&ro, 0, sizeof(ro));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:e:s:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:e:s:j:qvh", opts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			fprintf(stderr, "linkbot %s: %s '%s'\n", job->name,
 				c == ':' ? "missing value for" : "unknown option",
@@ -284,6 +290,14 @@ static int run_job(const struct job *job, int argc, char **argv,
 			ro.now = (time_t)x;
 			break;
 		case 'R': ro.no_rate_limit = 1; break;
+		case 'j':
+		case 'B':
+			if (parse_num(optarg, 1, 100000, &x) < 0)
+				return bad_value(job, c == 'j' ? "--jobs" :
+						 "--build-jobs",
+						 "a count from 1 to 100000", optarg);
+			*(c == 'j' ? &ro.jobs : &ro.build_jobs) = (unsigned)x;
+			break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
 		case 'h':

@@ -398,7 +398,8 @@ static const char *const s3_keys[] = { "endpoint", "region", "path_style",
 				       NULL };
 static const char *const crawl_keys[] = {
 	"pages_per_minute", "bot_info_url", "allow_private", "max_pages",
-	"max_body_bytes", "timeout_seconds", "max_redirects", NULL
+	"max_body_bytes", "timeout_seconds", "max_redirects", "jobs",
+	"build_jobs", "max_connections", NULL
 };
 static const char *const client_keys[] = { "id", "sources", "sets",
 					   "endpoints", NULL };
@@ -1118,7 +1119,12 @@ static int parse_root(struct ctx *c, yaml_node_t *root,
 		    get_int(c, n, "timeout_seconds", 1, 600,
 			    &cfg->crawl.timeout_seconds) < 0 ||
 		    get_int(c, n, "max_redirects", 0, 20,
-			    &cfg->crawl.max_redirects) < 0)
+			    &cfg->crawl.max_redirects) < 0 ||
+		    get_int(c, n, "jobs", 1, 100000, &cfg->crawl.jobs) < 0 ||
+		    get_int(c, n, "build_jobs", 0, 1024,
+			    &cfg->crawl.build_jobs) < 0 ||
+		    get_int(c, n, "max_connections", 1, 100000,
+			    &cfg->crawl.max_connections) < 0)
 			return -1;
 	}
 	if ((n = get(c, root, "relate")) != NULL) {
@@ -1342,6 +1348,8 @@ int config_parse(const char *name, const char *text, size_t len,
 	cfg->crawl.max_body_bytes = LB_CRAWL_MAX_BODY_BYTES;
 	cfg->crawl.timeout_seconds = LB_CRAWL_TIMEOUT_SECONDS;
 	cfg->crawl.max_redirects = LB_CRAWL_MAX_REDIRECTS;
+	cfg->crawl.jobs = LB_DEFAULT_JOBS;
+	cfg->crawl.max_connections = LB_DEFAULT_MAX_CONNECTIONS;
 	cfg->s3.path_style = 1;
 	if ((cfg->path = strdup(name)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

@@ -27,6 +27,7 @@
  * stays, retried next run). Each outcome is committed at once.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "linkbot/buf.h"
 #include "linkbot/crawl.h"
@@ -126,7 +129,36 @@ struct crawl {
 	struct lb_error *err;
 };
 
-static char ua_buf[1200];
+static _Thread_local char ua_buf[1200];	/* per thread: see sched.c */
+
+int crawl_source_hosts(const struct lb_client *cl, struct lb_strlist *out,
+		       struct lb_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n_sources; i++) {
+		char *url = NULL, *origin;
+		int rc = 0;
+
+		if (url_normalize(cl->sources[i].url, NULL, &url) < 0)
+			continue;	/* the crawl will say so */
+		if ((origin = url_origin(url)) != NULL)
+			rc = lb_strlist_add(out, origin, err);
+		else
+			rc = lb_error_set(err, LB_ENOMEM, "out of memory");
+		free(origin);
+		free(url);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void crawl_global_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	sitemap_xml_setup();
+}
 
 const char *crawl_user_agent(const struct lb_config *cfg)
 {
@@ -930,11 +962,20 @@ static char *charset_of(const char *ct)
  */
 #define QUARANTINE_DAYS 7
 
-static int q_fd = -1;
-static volatile sig_atomic_t q_armed;
-static char q_line[4200];
-static size_t q_len;
-static const char *q_fault;
+/*
+ * Per thread: a concurrent night crawls one client a thread, and the
+ * signals the handler catches (SIGSEGV, SIGBUS, SIGFPE, SIGILL from a
+ * fault, SIGABRT from abort()) are delivered to the thread that caused
+ * them, so the handler reads the faulting crawl's line and file. The
+ * handler is installed by the first crawl open and removed by the last.
+ */
+static _Thread_local int q_fd = -1;
+static _Thread_local volatile sig_atomic_t q_armed;
+static _Thread_local char q_line[4200];
+static _Thread_local size_t q_len;
+static _Thread_local const char *q_fault;
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static int q_users;		/* crawls with the handler armed, q_lock */
 
 static void q_handler(int sig)
 {
@@ -986,8 +1027,11 @@ static int quarantine_open(struct crawl *c)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = q_handler;
 	sa.sa_flags = SA_RESETHAND;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	pthread_mutex_lock(&q_lock);
+	if (q_users++ == 0)
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaction(sigs[i], &sa, NULL);
+	pthread_mutex_unlock(&q_lock);
 	return 0;
 }
 
@@ -998,8 +1042,11 @@ static void quarantine_close(void)
 
 	if (q_fd < 0)
 		return;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
+	pthread_mutex_lock(&q_lock);
+	if (--q_users == 0)
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+	pthread_mutex_unlock(&q_lock);
 	close(q_fd);
 	q_fd = -1;
 }
@@ -1856,6 +1903,7 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 			goto out;
 	fetcher_defaults(cfg, opts->no_rate_limit, &fo);
 	fo.udata_free = job_free_v;
+	fo.slots = opts->conn_slots;
 	if (fetcher_new(&fo, &c.f, err) < 0)
 		goto out;
 

@@ -12,6 +12,7 @@
 #ifndef LINKBOT_CRAWL_INT_H
 #define LINKBOT_CRAWL_INT_H
 
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "linkbot/buf.h"
@@ -75,6 +76,9 @@ int sitemap_parse_html(const char *data, size_t len, sitemap_fn fn,
 int sitemap_looks_html(const char *data, size_t len);
 int sitemap_looks_xml(const char *data, size_t len);
 
+/* libxml2's settings for this thread (no entities, quiet); idempotent. */
+void sitemap_xml_setup(void);
+
 /* gzipped sitemaps: lb_gunzip() and lb_is_gzip() (linkbot/gz.h). */
 
 /* ---- fetch.c ---- */
@@ -132,6 +136,9 @@ struct fetcher_opts {
 	int max_retries;		/* 429, 503, network errors */
 	double max_retry_after;		/* longer Retry-After: give up */
 	void (*udata_free)(void *);	/* frees a request's udata; may be NULL */
+	sem_t *slots;			/* shared by the fetchers of a night:
+					 * one token a transfer in flight
+					 * over all of them; NULL: none */
 };
 
 struct fetcher;

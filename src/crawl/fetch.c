@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ struct fetcher {
 	long queued, inflight, started;
 	size_t rr;		/* the host served first next round */
 	int capped;		/* the global cap was logged */
+	int starved;		/* a host was ready, the night's slots not */
 };
 
 static double mono(void)
@@ -263,6 +265,69 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/*
+ * The process's memory of each host's next allowed start, across the
+ * fetchers of a night (one a client's crawl): a host that one client has
+ * just finished crawling is not hit at once by the next client of the
+ * same host (one after another, or after it at once: pipeline.c never
+ * runs those two together). Written when a fetcher is freed, read when a
+ * fetcher first meets the host; it lives as long as the process.
+ */
+struct host_mark {
+	char *origin;
+	double next;		/* monotonic seconds */
+};
+static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct host_mark *marks;		/* marks_lock */
+static size_t n_marks, alloc_marks;
+
+static struct host_mark *mark_find(const char *origin)
+{
+	size_t i;
+
+	for (i = 0; i < n_marks; i++)
+		if (strcmp(marks[i].origin, origin) == 0)
+			return &marks[i];
+	return NULL;
+}
+
+static double mark_get(const char *origin)
+{
+	struct host_mark *m;
+	double next;
+
+	pthread_mutex_lock(&marks_lock);
+	m = mark_find(origin);
+	next = m != NULL ? m->next : 0;
+	pthread_mutex_unlock(&marks_lock);
+	return next;
+}
+
+/* Without memory the mark is lost: the next client starts at once. */
+static void mark_put(const char *origin, double next)
+{
+	struct host_mark *m;
+
+	pthread_mutex_lock(&marks_lock);
+	if ((m = mark_find(origin)) != NULL) {
+		if (m->next < next)
+			m->next = next;
+	} else {
+		if (n_marks == alloc_marks) {
+			size_t na = alloc_marks ? alloc_marks * 2 : 64;
+			struct host_mark *nm = realloc(marks, na * sizeof(*nm));
+			if (nm == NULL)
+				goto out;
+			marks = nm;
+			alloc_marks = na;
+		}
+		if ((marks[n_marks].origin = strdup(origin)) != NULL)
+			marks[n_marks++].next = next;
+	}
+out:
+	pthread_mutex_unlock(&marks_lock);
+}
+
 static struct host *host_get(struct fetcher *f, const char *url)
 {
 	char *origin = url_origin(url);
@@ -292,6 +357,8 @@ static struct host *host_get(struct fetcher *f, const char *url)
 	}
 	h->origin = origin;
 	fetch_pace_init(&h->pace);
+	if (f->o.interval > 0)
+		h->next = mark_get(origin);
 	f->hosts[f->n_hosts++] = h;
 	return h;
 }
@@ -339,6 +406,26 @@ double fetch_pace_factor(const struct fetch_pace *p)
 			factor = lat;
 	}
 	return factor > 8 ? 8 : factor;
+}
+
+/*
+ * The night's cap on transfers in flight (o.slots, one counting semaphore
+ * shared by the fetchers of all the clients crawled at once): a token is
+ * taken before a transfer starts and given back when it ends. A fetcher
+ * that finds none waits a few milliseconds and tries again.
+ */
+static int slot_take(struct fetcher *f)
+{
+	if (f->o.slots == NULL || sem_trywait(f->o.slots) == 0)
+		return 1;
+	f->starved = 1;
+	return 0;
+}
+
+static void slots_give(struct fetcher *f, long n)
+{
+	for (; f->o.slots != NULL && n > 0; n--)
+		sem_post(f->o.slots);
 }
 
 static double host_interval(const struct fetcher *f, const struct host *h)
@@ -400,11 +487,14 @@ void fetcher_free(struct fetcher *f)
 				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
+		if (f->o.interval > 0)
+			mark_put(f->hosts[i]->origin, f->hosts[i]->next);
 		free(f->hosts[i]->origin);
 		free(f->hosts[i]);
 	}
 	free(f->hosts);
 	curl_multi_cleanup(f->multi);
+	slots_give(f, f->inflight);	/* a run stopped by an error */
 	free(f);
 }
 
@@ -462,6 +552,29 @@ long fetcher_started(const struct fetcher *f)
 	return f->started;
 }
 
+/*
+ * Called by curl just before the request goes out. The start was
+ * scheduled at h->next - interval; when the thread or the connection made
+ * it leave late (a loaded machine, a night of many clients), the next one
+ * keeps its distance from when this one really left, so the host never
+ * sees two requests closer than the interval allows.
+ */
+static int on_prereq(void *arg, char *ip, char *local_ip, int port,
+		     int local_port)
+{
+	struct xfer *x = arg;
+	double earliest;
+
+	(void)ip;
+	(void)local_ip;
+	(void)port;
+	(void)local_port;
+	earliest = mono() + host_interval(x->f, x->host) * 0.95;
+	if (x->host->next < earliest)
+		x->host->next = earliest;
+	return CURL_PREREQFUNC_OK;
+}
+
 static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 		 struct lb_error *err)
 {
@@ -514,6 +627,10 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+	if (f->o.interval > 0) {
+		curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+		curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
+	}
 	if (curl_multi_add_handle(f->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);
 		curl_slist_free_all(x->headers);
@@ -583,6 +700,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	req = x->req;
 	x->host->inflight--;
 	f->inflight--;
+	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME, &x->res.seconds);
 	x->res.status = (int)status;
@@ -660,7 +778,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				break;
 			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next && f->inflight < max) {
+			       now >= h->next && f->inflight < max &&
+			       slot_take(f)) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
 				h->head = r->next;
@@ -669,6 +788,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				r->next = NULL;
 				f->queued--;
 				if (start(f, h, r, err) < 0) {
+					slots_give(f, 1);
 					if (f->o.udata_free != NULL)
 						f->o.udata_free(r->udata);
 					fetch_req_free(r);
@@ -681,6 +801,11 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 			if (h->head != NULL && h->inflight < f->o.per_host &&
 			    h->next < wake)
 				wake = h->next;
+		}
+		if (f->starved) {	/* the night's cap: try again soon
+					 * (ready hosts set wake to now) */
+			f->starved = 0;
+			wake = now + 0.01;
 		}
 		if (n > 0)
 			f->rr = (f->rr + 1) % n;

@@ -33,9 +33,15 @@ static void quiet(void *ctx, const char *msg, ...)
 	(void)msg;
 }
 
-static void xml_setup(void)
+/*
+ * Per thread: libxml2 keeps the generic error handler per thread (the
+ * entity loader is global, set to the same function by every thread).
+ * crawl_global_init() runs it first on the main thread, before a
+ * concurrent night starts its threads, so xmlInitParser() runs there.
+ */
+void sitemap_xml_setup(void)
 {
-	static int done;
+	static _Thread_local int done;
 
 	if (done)
 		return;
@@ -209,7 +215,7 @@ int sitemap_parse_xml(const char *data, size_t len, sitemap_fn fn, void *arg,
 	xmlChar *loc = NULL, *lastmod = NULL;
 	int is_index = -1, depth_entry = -1, rc = -1, ret;
 
-	xml_setup();
+	sitemap_xml_setup();
 	if (lb_is_gzip(data, len)) {
 		size_t ulen;
 		if (lb_gunzip(data, len, LB_SITEMAP_MAX_BYTES, &unz, &ulen,

@@ -3,10 +3,14 @@
  * endpoint selected (see pipeline.h).
  */
 #include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "linkbot/crawl.h"
 #include "linkbot/fsutil.h"
@@ -14,8 +18,10 @@
 #include "linkbot/layout.h"
 #include "linkbot/log.h"
 #include "linkbot/publish.h"
+#include "linkbot/relate.h"
 #include "linkbot/render.h"
 #include "internal.h"
+#include "sched.h"
 
 /*
  * What --endpoint selects: nothing given (everything), a client, one
@@ -160,6 +166,7 @@ struct client_run {
 	struct lb_report *report;	/* the night's run report */
 	time_t started;			/* its start (--now or the clock) */
 	struct timespec t_start;
+	sem_t *conn_slots;		/* the night's cap on transfers */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -200,6 +207,7 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	co.now = r->opts->now;
 	co.on_page = report_crawled_page;
 	co.on_page_arg = r->report;
+	co.conn_slots = r->conn_slots;
 	lb_error_init(&cerr);
 	if (crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr) < 0) {
 		lb_error_set(err, cerr.code, "%s", cerr.msg);
@@ -611,85 +619,299 @@ static int state_after(struct client_run *r, struct lb_store *ss,
 	return corpus_open(r->cfg->state_dir, r->cl->id, &r->corpus, err);
 }
 
+/*
+ * The night: what every client's run shares. With jobs > 1 the clients
+ * run at once (sched.c), each with its own store handles, stats and
+ * report; they share the caps (transfers in flight, builds at once) and
+ * add their counts to the night's under mu.
+ */
+struct night {
+	const struct lb_config *cfg;
+	unsigned which;
+	const struct lb_run_opts *opts;
+	struct selection sel;
+	int need_corpus;
+	struct lb_store *store, *ss;	/* checked once; the sequential
+					   night's handles */
+	const struct lb_client **cl;	/* the selected clients */
+	struct lb_strlist *hosts;	/* per selected client: its sources' */
+	size_t n;
+	unsigned jobs;
+	struct lb_run_stats *stats;
+	pthread_mutex_t mu;
+	sem_t conns;			/* transfers in flight */
+	sem_t builds;			/* builds and publishes at once */
+	pthread_mutex_t hubspot;	/* one sync at a time: clients may
+					   share a HubSpot account's limits */
+};
+
+/* Two clients crawled at once must not share a host: each would keep
+ * the host's rate, and the host would see twice its rate. */
+static int clients_clash(void *arg, size_t i, size_t j)
+{
+	const struct night *nt = arg;
+	size_t a, b;
+
+	for (a = 0; a < nt->hosts[i].n; a++)
+		for (b = 0; b < nt->hosts[j].n; b++)
+			if (strcmp(nt->hosts[i].v[a], nt->hosts[j].v[b]) == 0)
+				return 1;
+	return 0;
+}
+
+static int night_hosts(struct night *nt, struct lb_error *err)
+{
+	size_t c;
+
+	if ((nt->hosts = calloc(nt->n ? nt->n : 1, sizeof(*nt->hosts))) ==
+	    NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	for (c = 0; c < nt->n; c++)
+		if (crawl_source_hosts(nt->cl[c], &nt->hosts[c], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Adds one client's counts to the night's. */
+static void night_count(struct night *nt, const struct lb_run_stats *st)
+{
+	if (nt->jobs > 1)
+		pthread_mutex_lock(&nt->mu);
+	nt->stats->clients += st->clients;
+	nt->stats->endpoints_done += st->endpoints_done;
+	nt->stats->endpoints_failed += st->endpoints_failed;
+	nt->stats->projects += st->projects;
+	if (nt->jobs > 1)
+		pthread_mutex_unlock(&nt->mu);
+}
+
+/*
+ * A client's builds and publishes take a slot of the night's (they use
+ * the CPU): from its first build or publish stage to the end of its last.
+ */
+static void build_slot(struct night *nt, int *held, int want)
+{
+	if (nt->jobs <= 1 || *held == want)
+		return;
+	if (want)
+		while (sem_wait(&nt->builds) < 0)
+			;	/* EINTR */
+	else
+		sem_post(&nt->builds);
+	*held = want;
+}
+
+/* One client's night: its stages in order (sched_fn). */
+static int night_client(void *arg, size_t c, struct lb_error *err)
+{
+	struct night *nt = arg;
+	const struct lb_config *cfg = nt->cfg;
+	const struct lb_run_opts *opts = nt->opts;
+	struct lb_run_opts own_opts;
+	struct lb_run_stats st;
+	struct lb_store *own_store = NULL, *own_ss = NULL, *ss;
+	struct client_run r;
+	size_t s;
+	int rc = -1, building = 0;
+
+	memset(&r, 0, sizeof(r));
+	memset(&st, 0, sizeof(st));
+	r.cfg = cfg;
+	r.cl = nt->cl[c];
+	r.sel = &nt->sel;
+	r.store = nt->store;
+	r.stats = &st;
+	if (nt->jobs > 1) {
+		/* no progress bars at once; store handles are not shared */
+		own_opts = *opts;
+		own_opts.progress = 0;
+		opts = &own_opts;
+		log_client(r.cl->id);
+		if ((nt->store != NULL &&
+		     store_open(cfg, opts->store ? opts->store : cfg->store,
+				&own_store, err) < 0) ||
+		    (nt->ss != NULL &&
+		     store_open(cfg, cfg->state_store, &own_ss, err) < 0))
+			goto out;
+		r.store = own_store;
+		r.conn_slots = &nt->conns;
+	}
+	r.opts = opts;
+	ss = nt->jobs > 1 ? own_ss : nt->ss;
+	if (nt->need_corpus && ss != NULL &&
+	    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
+	     state_links(&r, ss, 0, err) < 0))
+		goto out;
+	if (nt->need_corpus &&
+	    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
+		goto out;
+	r.started = opts->now ? opts->now : time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &r.t_start);
+	r.report = report_new(r.cl->id, r.started);
+	for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
+		struct timespec t0;
+		int hubspot = nt->jobs > 1 && stages[s].bit == LB_STAGE_HUBSPOT;
+
+		if (!(nt->which & stages[s].bit) ||
+		    (stages[s].bit == LB_STAGE_HUBSPOT && !uses_hubspot(r.cl)))
+			continue;
+		build_slot(nt, &building, (stages[s].bit & (LB_STAGE_BUILD |
+						LB_STAGE_PUBLISH)) != 0);
+		log_stage(stages[s].name);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (hubspot)
+			pthread_mutex_lock(&nt->hubspot);
+		rc = stages[s].fn(&r, err) < 0 ||
+		     state_after(&r, ss, stages[s].bit, err) < 0 ? -1 : 0;
+		if (hubspot)
+			pthread_mutex_unlock(&nt->hubspot);
+		report_stage(r.report, stages[s].name, seconds_since(&t0));
+		if (rc < 0)
+			goto fail;
+	}
+	build_slot(nt, &building, 0);
+	count_client(&r);
+	rc = 0;
+fail:
+	build_slot(nt, &building, 0);
+	finish_report(&r, nt->which);
+	if (r.pages_loaded)
+		pages_release(&r.pages);
+	corpus_free(r.corpus);
+out:
+	night_count(nt, &st);
+	store_free(own_store);
+	store_free(own_ss);
+	log_stage("linkbot");
+	return rc;
+}
+
+/*
+ * A client in flight holds files: its corpus (SQLite, WAL and shared
+ * memory), its quarantine, curl's connections (8 a host) and wake-up pipe,
+ * a report or an object being written. A night of --jobs 1000 needs more
+ * than the usual soft limit of 1024: raise it to the hard limit, and run
+ * fewer clients at once if even that is short (said in the log).
+ */
+#define NIGHT_FILES_PER_CLIENT 16
+#define NIGHT_FILES_SPARE 64
+
+static void night_files(struct night *nt)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)nt->jobs * NIGHT_FILES_PER_CLIENT +
+		      NIGHT_FILES_SPARE;
+	unsigned fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	fit = rl.rlim_cur > NIGHT_FILES_SPARE + NIGHT_FILES_PER_CLIENT ?
+		      (unsigned)((rl.rlim_cur - NIGHT_FILES_SPARE) /
+				 NIGHT_FILES_PER_CLIENT) : 1;
+	log_warnx("%u clients at once need %lu open files, the limit is %lu "
+		  "(ulimit -n): %u at once", nt->jobs, (unsigned long)need,
+		  (unsigned long)rl.rlim_cur, fit);
+	nt->jobs = fit;
+}
+
+/* Clients at once, builds at once: the option, else the config. */
+static void night_caps(struct night *nt, unsigned *builds, unsigned *conns)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	nt->jobs = nt->opts->jobs ? nt->opts->jobs :
+				    (unsigned)nt->cfg->crawl.jobs;
+	*builds = nt->opts->build_jobs ? nt->opts->build_jobs :
+		  nt->cfg->crawl.build_jobs > 0 ?
+					 (unsigned)nt->cfg->crawl.build_jobs :
+					 (unsigned)(cores > 0 ? cores : 1);
+	/* the embeddings cache is one file for every client */
+	if (nt->cfg->relate.method != NULL &&
+	    strcmp(nt->cfg->relate.method, "embeddings") == 0)
+		*builds = 1;
+	*conns = nt->cfg->crawl.max_connections > 0 ?
+			 (unsigned)nt->cfg->crawl.max_connections :
+			 LB_DEFAULT_MAX_CONNECTIONS;
+	if (nt->jobs < 1)
+		nt->jobs = 1;
+	if (nt->jobs > nt->n)
+		nt->jobs = nt->n ? (unsigned)nt->n : 1;
+	if (nt->jobs > 1)
+		night_files(nt);
+}
+
 int pipeline_run(const struct lb_config *cfg, unsigned which,
 		 const struct lb_run_opts *opts, struct lb_run_stats *stats,
 		 struct lb_error *err)
 {
-	struct lb_store *store = NULL, *ss = NULL;
-	struct selection sel;
-	size_t c, s;
-	int rc = -1;
-	int need_corpus = (which & ~(unsigned)LB_STAGE_HUBSPOT) != 0;
+	struct night nt;
+	unsigned builds = 1, conns = 0;
+	size_t c;
+	int rc = -1, sems = 0;
 
 	memset(stats, 0, sizeof(*stats));
-	if (resolve_selection(cfg, opts->endpoint, &sel, err) < 0)
+	memset(&nt, 0, sizeof(nt));
+	nt.cfg = cfg;
+	nt.which = which;
+	nt.opts = opts;
+	nt.stats = stats;
+	nt.need_corpus = (which & ~(unsigned)LB_STAGE_HUBSPOT) != 0;
+	if (resolve_selection(cfg, opts->endpoint, &nt.sel, err) < 0)
 		return -1;
-	resolve_share(cfg, opts, &sel);
+	resolve_share(cfg, opts, &nt.sel);
 	/* credentials before any crawl: one cheap request to each store */
 	if (((which & (LB_STAGE_PUBLISH | LB_STAGE_HUBSPOT)) &&
-	     (store_open(cfg, opts->store ? opts->store : cfg->store, &store,
-			 err) < 0 ||
-	      store_check(store, err) < 0)) ||
+	     (store_open(cfg, opts->store ? opts->store : cfg->store,
+			 &nt.store, err) < 0 ||
+	      store_check(nt.store, err) < 0)) ||
 	    (cfg->state_sync && cfg->state_store != NULL &&
-	     (store_open(cfg, cfg->state_store, &ss, err) < 0 ||
-	      store_check(ss, err) < 0))) {
-		store_free(store);
-		store_free(ss);
-		return -1;
+	     (store_open(cfg, cfg->state_store, &nt.ss, err) < 0 ||
+	      store_check(nt.ss, err) < 0)))
+		goto out;
+	if ((nt.cl = calloc(cfg->n_clients ? cfg->n_clients : 1,
+			    sizeof(*nt.cl))) == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		goto out;
 	}
-	for (c = 0; c < cfg->n_clients; c++) {
-		struct client_run r;
-
-		if (!selected_client(&sel, &cfg->clients[c]))
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.cfg = cfg;
-		r.cl = &cfg->clients[c];
-		r.opts = opts;
-		r.sel = &sel;
-		r.store = store;
-		r.stats = stats;
-		if (need_corpus && ss != NULL &&
-		    (corpus_pull(ss, cfg->state_dir, r.cl->id, err) < 0 ||
-		     state_links(&r, ss, 0, err) < 0))
+	for (c = 0; c < cfg->n_clients; c++)
+		if (selected_client(&nt.sel, &cfg->clients[c]))
+			nt.cl[nt.n++] = &cfg->clients[c];
+	night_caps(&nt, &builds, &conns);
+	if (nt.jobs > 1) {
+		if (night_hosts(&nt, err) < 0)
 			goto out;
-		if (need_corpus &&
-		    corpus_open(cfg->state_dir, r.cl->id, &r.corpus, err) < 0)
-			goto out;
-		r.started = opts->now ? opts->now : time(NULL);
-		clock_gettime(CLOCK_MONOTONIC, &r.t_start);
-		r.report = report_new(r.cl->id, r.started);
-		for (s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
-			struct timespec t0;
-
-			if (!(which & stages[s].bit) ||
-			    (stages[s].bit == LB_STAGE_HUBSPOT &&
-			     !uses_hubspot(r.cl)))
-				continue;
-			log_stage(stages[s].name);
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			if (stages[s].fn(&r, err) < 0 ||
-			    state_after(&r, ss, stages[s].bit, err) < 0) {
-				report_stage(r.report, stages[s].name,
-					     seconds_since(&t0));
-				finish_report(&r, which);
-				if (r.pages_loaded)
-					pages_release(&r.pages);
-				corpus_free(r.corpus);
-				goto out;
-			}
-			report_stage(r.report, stages[s].name, seconds_since(&t0));
-		}
-		count_client(&r);
-		finish_report(&r, which);
-		if (r.pages_loaded)
-			pages_release(&r.pages);
-		corpus_free(r.corpus);
+		crawl_global_init();
+		relate_blas_single();
+		pthread_mutex_init(&nt.mu, NULL);
+		pthread_mutex_init(&nt.hubspot, NULL);
+		sem_init(&nt.conns, 0, conns);
+		sem_init(&nt.builds, 0, builds);
+		sems = 1;
+		log_info("%zu clients, %u at once (%u builds, %u transfers in "
+			 "flight at most)", nt.n, nt.jobs, builds, conns);
 	}
-	rc = 0;
+	rc = sched_run(nt.n, nt.jobs, night_client,
+		       nt.jobs > 1 ? clients_clash : NULL, &nt, err);
 out:
 	log_stage("linkbot");
-	store_free(store);
-	store_free(ss);
+	if (sems) {
+		sem_destroy(&nt.conns);
+		sem_destroy(&nt.builds);
+		pthread_mutex_destroy(&nt.mu);
+		pthread_mutex_destroy(&nt.hubspot);
+	}
+	for (c = 0; nt.hosts != NULL && c < nt.n; c++)
+		lb_strlist_release(&nt.hosts[c]);
+	free(nt.hosts);
+	free(nt.cl);
+	store_free(nt.store);
+	store_free(nt.ss);
 	return rc;
 }

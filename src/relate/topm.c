@@ -1256,3 +1256,8 @@ out:
 	free(bfm.nrm);
 	return rc;
 }
+
+void relate_blas_single(void)
+{
+	openblas_set_num_threads(1);
+}

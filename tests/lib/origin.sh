@@ -23,7 +23,13 @@
 # script and stopped by its pid only; its logs are in WORKDIR/logs: each line
 # of access.log is
 #   MSEC "GET /path HTTP/1.1" STATUS BYTES "USER-AGENT" "IF-NONE-MATCH" "IF-MODIFIED-SINCE" SECONDS
-# (MSEC is when the answer ended; minus SECONDS, when the request started)
+# (MSEC is when the answer ended; minus SECONDS, when the request started).
+# An include that serves many virtual hosts (root htdocs/$host; hosts
+# <name>.localhost resolve to loopback) can log to logs/hosts.log with
+#   HOST MSEC "GET /path HTTP/1.1" STATUS BYTES SECONDS
+# (access_log logs/hosts.log origin_host;). ORIGIN_CONNECTIONS (default 256)
+# is nginx's worker_connections: a night of 1,000 hosts keeps one
+# connection open to each.
 
 origin__free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -60,10 +66,11 @@ origin__launch() {
 		fi
 		cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
+worker_rlimit_nofile $((${ORIGIN_CONNECTIONS:-256} * 2 + 64));
 pid $work/nginx.pid;
 error_log $work/logs/error.log warn;
 daemon off;
-events { worker_connections 256; }
+events { worker_connections ${ORIGIN_CONNECTIONS:-256}; }
 http {
 	# one line per request: time (ms), request, status, bytes, agent,
 	# If-None-Match / If-Modified-Since (tests read it)
@@ -71,6 +78,10 @@ http {
 			  '"\$http_user_agent" "\$http_if_none_match" '
 			  '"\$http_if_modified_since" \$request_time';
 	access_log $work/logs/access.log origin;
+	# the same with the virtual host first, for an include that serves
+	# many hosts: access_log logs/hosts.log origin_host;
+	log_format origin_host '\$host \$msec "\$request" \$status '
+			       '\$body_bytes_sent \$request_time';
 	client_body_temp_path $work/tmp/body;
 	proxy_temp_path $work/tmp/proxy;
 	fastcgi_temp_path $work/tmp/fastcgi;

@@ -23,6 +23,9 @@ static void test_example_loads(void **state)
 		fail_msg("%s", err.msg);
 	assert_string_equal(cfg->store, "./public");
 	assert_int_equal(cfg->crawl.pages_per_minute, 240);
+	assert_int_equal(cfg->crawl.jobs, 256);
+	assert_int_equal(cfg->crawl.build_jobs, 0);	/* commented: cores */
+	assert_int_equal(cfg->crawl.max_connections, 256);
 	cl = config_client(cfg, "demo");
 	assert_non_null(cl);
 	assert_int_equal(cl->n_sources, 2);
@@ -112,6 +115,12 @@ static void test_errors_name_the_line(void **state)
 	snprintf(text, sizeof(text), "crawl:\n  pages_per_minute: 500\n%s",
 		 base);
 	expect_error(text, "t.yaml:2:", "between 60 and 240");
+	/* The night's caps (docs/crawl.md): at least one client at once. */
+	snprintf(text, sizeof(text), "crawl:\n  jobs: 0\n%s", base);
+	expect_error(text, "t.yaml:2:", "between 1 and 100000");
+	snprintf(text, sizeof(text), "crawl:\n  max_connections: -1\n%s",
+		 base);
+	expect_error(text, "t.yaml:2:", "between 1 and 100000");
 	/* Not a number. */
 	snprintf(text, sizeof(text), "%s        links: eight\n", base);
 	expect_error(text, "t.yaml:11:", "whole number");

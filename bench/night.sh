@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Many sites in one night (issue 25): NIGHT_SITES (1000) sites of
+# NIGHT_PAGES (100) pages on loopback virtual hosts (<name>.localhost, one
+# nginx, tests/lib/many-sites.py: generated pages of varied text), crawled
+# at NIGHT_PPM (240) pages a minute each, built and published to a
+# directory store by one `linkbot run` (--jobs NIGHT_JOBS, default every
+# site at once).
+#
+# Figures: the night's wall time against the ideal (a host cannot be
+# crawled faster than its pages / its rate: NIGHT_PAGES / NIGHT_PPM
+# minutes), CPU seconds, peak RSS (getrusage of the run), and the host
+# rates read from nginx's log. Target: wall <= 1.15 x ideal, peak RSS
+# < 2 GiB. Peer: the same night one client after another (--jobs 1),
+# measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
+# (running it whole would take sites x ideal).
+# Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+LINKBOT=$PWD/$BUILD/linkbot
+SITES=${NIGHT_SITES:-1000}
+PAGES=${NIGHT_PAGES:-100}
+PPM=${NIGHT_PPM:-240}
+JOBS=${NIGHT_JOBS:-$SITES}
+SEQ=${NIGHT_SEQ_SITES:-3}
+. tests/lib/origin.sh
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/linkbot-night-bench.XXXXXX")
+trap 'origin_stop; rm -rf "$WORK"' EXIT
+[ -x "$LINKBOT" ] || { echo "night.sh: build first (make BUILD=$BUILD)" >&2; exit 1; }
+
+# run DIR ARGS...: linkbot run, prints "WALL CPU MAXRSS_MIB"
+run() {
+	local dir=$1
+	shift
+	python3 - "$dir/run.log" "$LINKBOT" run -c "$dir/linkbot.yaml" --seed 7 "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+with open(sys.argv[1], "w") as log:
+    rc = subprocess.run(sys.argv[2:], stdout=log, stderr=log).returncode
+wall = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+if rc != 0:
+    sys.exit(f"night.sh: linkbot run exited {rc}: see {sys.argv[1]}")
+print(f"{wall:.2f} {r.ru_utime + r.ru_stime:.2f} {r.ru_maxrss / 1024:.0f}")
+PY
+}
+# config DIR CLIENTS_YAML
+config() {
+	python3 tests/lib/many-sites.py config "$1" "$2" "$ORIGIN_PORT" "$PPM"
+}
+
+echo "== night: $SITES sites x $PAGES pages at $PPM pages/min, --jobs $JOBS"
+echo "   machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before"
+t0=$(date +%s.%N)
+python3 tests/lib/many-sites.py "$WORK/sites" "$SITES" "$PAGES"
+ORIGIN_CONNECTIONS=$((SITES * 2 + 256)) origin_start "$WORK/sites/htdocs" \
+	"$WORK/sites/site.conf"
+echo "   $SITES sites generated and served in $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
+
+config "$WORK/night" "$WORK/sites/clients.yaml"
+read wall cpu rss < <(run "$WORK/night" --jobs "$JOBS")
+tail -1 "$WORK/night/run.log" | sed 's/^/   | /'
+grep -c "endpoint(s) done, 0 failed" "$WORK/night/run.log" >/dev/null ||
+	echo "   (some endpoints failed: see the log)"
+python3 - "$ORIGIN_WORK/logs/hosts.log" "$PAGES" "$PPM" "$wall" "$cpu" "$rss" "$SITES" <<'PY'
+import collections, sys
+log, pages, ppm, wall, cpu, rss, sites = sys.argv[1:]
+pages, ppm, wall, cpu, rss, sites = int(pages), int(ppm), float(wall), float(cpu), float(rss), int(sites)
+starts = collections.defaultdict(list)
+for line in open(log):
+    f = line.split()
+    if f[0].endswith(".localhost"):
+        starts[f[0]].append(float(f[1]) - float(f[-1]))
+ideal = pages * 60 / ppm
+rates, win = [], []
+for t in starts.values():
+    t.sort()
+    if len(t) > 1:
+        rates.append((len(t) - 1) / (t[-1] - t[0]) * 60)
+    win += [(t[i + 10] - t[i]) / 10 for i in range(len(t) - 10)]
+first = min(t[0] for t in starts.values())
+last = max(t[-1] for t in starts.values())
+print(f"   hosts crawled: {len(starts)}, requests: {sum(map(len, starts.values()))}")
+print(f"   ideal (slowest host: {pages} pages / {ppm} a minute): {ideal:.1f} s")
+print(f"   wall: {wall:.1f} s = {wall / ideal:.3f} x ideal (target <= 1.15); "
+      f"crawl span at the origin {last - first:.1f} s")
+print(f"   CPU: {cpu:.1f} s ({cpu / max(len(starts), 1) * 1000:.0f} ms a site), "
+      f"peak RSS: {rss:.0f} MiB (target < 2048)")
+if rates:
+    print(f"   host rate: max {max(rates):.1f}/min over a host's crawl, "
+          f"shortest 10 intervals {min(win) if win else 0:.3f} s each "
+          f"(limit {60 / ppm:.3f} s)")
+PY
+
+# the peer: one client after another, on the first SEQ sites, scaled
+python3 - "$WORK/sites/clients.yaml" "$SEQ" > "$WORK/seq.yaml" <<'PY'
+import sys
+text, n = open(sys.argv[1]).read(), int(sys.argv[2])
+parts = text.split("\n  - id: ")
+print("\n  - id: ".join(parts[:n + 1]))
+PY
+config "$WORK/seq" "$WORK/seq.yaml"
+read swall scpu srss < <(run "$WORK/seq" --jobs 1)
+python3 - "$swall" "$SEQ" "$SITES" "$wall" <<'PY'
+import sys
+swall, seq, sites, wall = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+est = swall / seq * sites
+print(f"   peer: --jobs 1 took {swall:.1f} s for {seq} sites: the night one after "
+      f"another ~{est:.0f} s ({est / 3600:.1f} h) = {est / wall:.0f} x the concurrent night")
+PY
+echo "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
