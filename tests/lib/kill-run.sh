@@ -6,7 +6,9 @@
 #
 # Runs CONFIG once on DAY + 1 day (a later night's run: the corpus exists)
 # to learn how long a whole run takes here, then one run per PCT, each on a
-# new day (it crawls again), killed with SIGKILL at PCT % of that time;
+# new day (it crawls again), killed with SIGKILL at PCT % of that time,
+# moved by a random -4..+4 points (each run of the suite hits other points;
+# a failure prints the delay);
 # after each kill runs CHECK ARGS... (what a client can read must be
 # valid; it prints why not). Sets KILL_RUN_DAY (the last day used),
 # KILL_RUN_MS (a whole run, ms), KILL_RUN_KILLED (runs killed before they
@@ -25,6 +27,8 @@ kill_run() {
 		{ echo "FAIL: kill_run: the timed run failed" >&2; KILL_RUN_FAILED=1; }
 	KILL_RUN_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 	for pct in $pcts; do
+		pct=$((pct + RANDOM % 9 - 4))
+		[ "$pct" -ge 1 ] || pct=1
 		delay=$(python3 -c "print($KILL_RUN_MS * $pct / 100000)")
 		day=$((day + 86400))
 		"$LINKBOT" run -c "$conf" --no-rate-limit --seed 7 --now "$day" 2>/dev/null &
