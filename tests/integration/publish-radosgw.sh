@@ -152,13 +152,13 @@ after_kill() {
 }
 "$LINKBOT" run -c "$tmp/kr.yaml" --no-rate-limit --seed 7 --now "$day" 2>"$tmp/run.log" ||
 	fail "kill runs: the first run: $(tail -3 "$tmp/run.log")"
-kill_run "$tmp/kr.yaml" "$day" "15 50 85" after_kill
+kill_run "$tmp/kr.yaml" "$day" "10 35 60" after_kill
 fails=$((fails + KILL_RUN_FAILED))
 [ "$KILL_RUN_KILLED" -ge 2 ] || fail "only $KILL_RUN_KILLED of 3 runs were killed (a run of $KILL_RUN_MS ms)"
 "$LINKBOT" run -c "$tmp/kr.yaml" --no-rate-limit --seed 7 --now $((KILL_RUN_DAY + 86400)) 2>"$tmp/run.log" ||
 	fail "kill runs: the run after the kills: $(tail -3 "$tmp/run.log")"
 res=$(krcheck --strict --count 200) || fail "kill runs: not converged: $res"
-ok "$KILL_RUN_KILLED runs killed at 15, 50, 85% of a run ($KILL_RUN_MS ms); then converged: $res"
+ok "$KILL_RUN_KILLED runs killed at 10, 35, 60% (+-4) of a run ($KILL_RUN_MS ms); then converged: $res"
 
 echo "== [$(($(date +%s) - t0)) s] the state store refuses a wrong secret: said before the crawl, nothing published"
 sed -e "s|^store: .*|store: $tmp/spub|" -e "s|^state: .*|state: $tmp/sstate\nstate_store: s3://lbtest/private|" \
