@@ -190,6 +190,13 @@ int config_valid_id(const char *s);
 /* A store location: a directory, "dir:PATH" or "s3://BUCKET[/PREFIX]". */
 int config_valid_store(const char *s);
 
+/*
+ * 1 if the state location state_store is store itself or inside it (store
+ * NULL: the default "public"): the corpus would be published. The config
+ * refuses it; so does `run --store`.
+ */
+int config_state_inside(const char *state_store, const char *store);
+
 const char *config_variant_name(enum lb_variant v);
 const char *config_state_name(enum lb_ep_state s);
 

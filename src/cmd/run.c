@@ -324,6 +324,17 @@ static int run_job(const struct job *job, int argc, char **argv,
 		config_free(cfg);
 		return rc;
 	}
+	/* the config checked state_store against its own store only */
+	if (ro.store != NULL && cfg->state_store != NULL &&
+	    config_state_inside(cfg->state_store, ro.store)) {
+		fprintf(stderr, "linkbot %s: state_store '%s' is inside the "
+			"published store '%s' (--store): the corpus would be "
+			"public; publish elsewhere or give state_store a "
+			"location of its own (another bucket or prefix)\n",
+			job->name, cfg->state_store, ro.store);
+		config_free(cfg);
+		return LB_EXIT_USAGE;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	lb_error_init(&err);
 	if (pipeline_run(cfg, job->stages, &ro, &stats, &err) < 0) {

@@ -1037,11 +1037,22 @@ static void location_norm(const char *in, char *out, size_t cap)
  * edge serves that prefix, often from a public bucket). state_sync alone
  * used to mean "under the store's _state/": refused, with the fix.
  */
-static int check_state_store(struct ctx *c, yaml_node_t *root,
-			     struct lb_config *cfg)
+int config_state_inside(const char *state_store, const char *store)
 {
 	char st[1024], pub[1024];
 	size_t n;
+
+	location_norm(state_store, st, sizeof(st));
+	location_norm(store ? store : "public", pub, sizeof(pub));
+	n = strlen(pub);
+	return strncmp(st, pub, n) == 0 &&
+	       (st[n] == '\0' || st[n] == '/' || pub[n - 1] == '/');
+}
+
+static int check_state_store(struct ctx *c, yaml_node_t *root,
+			     struct lb_config *cfg)
+{
+	char st[1024];
 
 	if (cfg->state_store == NULL) {
 		if (cfg->state_sync)
@@ -1055,13 +1066,10 @@ static int check_state_store(struct ctx *c, yaml_node_t *root,
 	}
 	cfg->state_sync = 1;
 	location_norm(cfg->state_store, st, sizeof(st));
-	location_norm(cfg->store ? cfg->store : "public", pub, sizeof(pub));
-	n = strlen(pub);
 	if (*st == '\0' || strcmp(st, "s3:") == 0)
 		return cfg_error(c, get(c, root, "state_store"),
 				 "state_store is empty");
-	if (strncmp(st, pub, n) == 0 &&
-	    (st[n] == '\0' || st[n] == '/' || pub[n - 1] == '/'))
+	if (config_state_inside(cfg->state_store, cfg->store))
 		return cfg_error(c, get(c, root, "state_store"),
 				 "state_store '%s' is inside the published "
 				 "store '%s': the corpus would be public; "

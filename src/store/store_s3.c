@@ -30,7 +30,12 @@
  *
  * Tuning (environment, all optional): LINKBOT_S3_CONCURRENCY (32),
  * LINKBOT_S3_RETRIES (5), LINKBOT_S3_BACKOFF_MS (100), LINKBOT_S3_TIMEOUT
- * (seconds per request, 60). LINKBOT_S3_DATE=YYYYMMDDTHHMMSSZ fixes the
+ * (60: a request that moves no byte for that many seconds is abandoned
+ * and retried, a store that stalls; none lasts more than 30 times that).
+ * Once a write has failed for good, the writes still queued are not
+ * tried: the flush reports the first failure at once, where a stalled
+ * store would otherwise cost every queued write its timeout times its
+ * retries. LINKBOT_S3_DATE=YYYYMMDDTHHMMSSZ fixes the
  * signing time (tests only: curl then sends X-Amz-Date twice).
  */
 #include <ctype.h>
@@ -95,6 +100,7 @@ struct s3_store {
 	int n_running;
 	uint64_t rng;
 	struct lb_error first;	/* first request that failed for good */
+	long long dropped;	/* writes not tried after it */
 	int failed;
 	long long requests, retried;
 };
@@ -294,7 +300,9 @@ static int start(struct s3_store *s, struct s3_req *r, struct lb_error *err)
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT, s->timeout_s);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, s->timeout_s);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, s->timeout_s * 30);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "linkbot/1.0");
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
@@ -416,11 +424,16 @@ static void finish(struct s3_store *s, struct s3_req *r, CURLcode cc)
 	if (!s->failed) {
 		s->failed = 1;
 		if (cc != CURLE_OK)
-			lb_error_set(&s->first, LB_ESTORE, "cannot %s '%s': %s "
+			lb_error_set(&s->first, LB_ESTORE, "cannot %s '%s': %s%s "
 				     "(%d attempts)",
 				     r->op == OP_PUT ? "put" : r->op == OP_DELETE ?
 					     "delete" : "read", r->what,
-				     curl_easy_strerror(cc), r->attempt + 1);
+				     curl_easy_strerror(cc),
+				     cc == CURLE_OPERATION_TIMEDOUT ?
+					     " (the store stalled: no byte "
+					     "moved for LINKBOT_S3_TIMEOUT "
+					     "seconds)" : "",
+				     r->attempt + 1);
 		else
 			lb_error_set(&s->first, LB_ESTORE, "cannot %s '%s': HTTP "
 				     "%ld%s%s%s (%d attempts)",
@@ -455,6 +468,11 @@ static int start_due(struct s3_store *s, long long *next_due,
 			s->waiting_tail = prev;
 		s->n_waiting--;
 		r->next = NULL;
+		if (s->failed && (r->op == OP_PUT || r->op == OP_DELETE)) {
+			s->dropped++;	/* fire and forget: nobody waits */
+			req_free(r);
+			continue;
+		}
 		if (start(s, r, err) < 0)
 			return -1;
 	}
@@ -711,8 +729,14 @@ static int s3_flush(struct lb_store *st, struct lb_error *err)
 	log_debug("%s: %lld requests, %lld retried", s->base.describe,
 		  s->requests, s->retried);
 	if (s->failed) {
-		lb_error_set(err, s->first.code, "%s", s->first.msg);
+		if (s->dropped > 0)
+			lb_error_set(err, s->first.code, "%s; %lld other "
+				     "write(s) not tried", s->first.msg,
+				     s->dropped);
+		else
+			lb_error_set(err, s->first.code, "%s", s->first.msg);
 		s->failed = 0;
+		s->dropped = 0;
 		lb_error_init(&s->first);
 		return -1;
 	}

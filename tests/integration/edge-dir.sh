@@ -13,6 +13,9 @@ trap 'edge_stop; rm -rf "$store"; edge_checks_cleanup' EXIT
 edge_fixture_store "$store" || exit 1
 edge_start "$store" || exit 1
 edge_checks
+# Range and If-* headers: answered as static nginx answers the same file
+edge_static_start "$store" || exit 1
+edge_conditional_checks "$EDGE_STATIC/acme/blog/pages/$("$LINKBOT" page-id -- /blog/a-post).json"
 
 # the fast path (the module opens the page through the state marker, as
 # static nginx opens a file) serves every url without a query: such an

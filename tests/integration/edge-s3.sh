@@ -36,6 +36,9 @@ done || exit 1
 
 edge_start "s3://store/site/v1" --s3-endpoint "http://127.0.0.1:$s3port" || exit 1
 edge_checks
+# Range and If-* headers: answered as static nginx answers the same file
+edge_static_start "$store" || exit 1
+edge_conditional_checks "$EDGE_STATIC/acme/blog/pages/$("$LINKBOT" page-id -- /blog/a-post).json"
 # the worker over the same bucket answers as nginx does
 node tests/lib/edge-diff.mjs "$EDGE_URL" "http://127.0.0.1:$s3port/store/site/v1" ||
 	fail "nginx and the worker differ"

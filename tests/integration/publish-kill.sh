@@ -55,13 +55,21 @@ kill_mid() { # manifest-probe-command driver-args...
 	LINKBOT_S3_CONCURRENCY=1 "$driver" "$@" --gen 2 --change-every 1 \
 		>"$WORK/killed.out" 2>&1 &
 	DRIVER_PID=$!
-	# until the pending marks are written, 3 s at most
+	# until the pending marks are written, PROBE_MAX s at most (3 for a
+	# bucket, whose probe may miss the change; a directory's stat does
+	# not, and a loaded machine was seen to take over 3 s to write them)
 	local t0=$SECONDS
-	for i in $(seq 1 400); do
+	for i in $(seq 1 4000); do
 		[ "$($probe)" != "$before" ] && break
-		[ $((SECONDS - t0)) -ge 3 ] && break
+		[ $((SECONDS - t0)) -ge "${PROBE_MAX:-3}" ] && break
 		sleep 0.025
 	done
+	# a directory: until a page is written after them (a loaded machine
+	# was seen to write none in the delay below)
+	if [ -n "${WRITTEN:-}" ]; then
+		t0=$SECONDS
+		until $WRITTEN || [ $((SECONDS - t0)) -ge 60 ]; do sleep 0.025; done
+	fi
 	sleep "${KILL_DELAY:-0.1}"	# some uploads, far from all (a fast machine ends a run in ~1 s)
 	if ! kill -9 "$DRIVER_PID" 2>/dev/null; then
 		echo "the run ended before it could be killed:"
@@ -143,10 +151,11 @@ run_case() { # name count after-kill-check-arg check-args -- driver-args
 
 probe_s3() { curl -s "$S3RVER_URL/lbtest/k/demo/blog/manifest.json" | sha256sum; }
 probe_dir() { stat -c %i "$WORK/dir/demo/blog/manifest.json" 2>/dev/null || echo none; }
+written_dir() { [ -n "$(find "$WORK/dir/demo/blog/pages" -newer "$WORK/dir/demo/blog/manifest.json" -print -quit 2>/dev/null)" ]; }
 
 # Fewer transfers in flight, through the slow link: the upload lasts long
 # enough to be killed.
 LINKBOT_S3_CONCURRENCY=4 run_case s3 3000 --allow-invalid-pending --s3 "$S3RVER_URL" --bucket lbtest --prefix k --folder demo/blog \
 	-- --store s3://lbtest/k --s3-endpoint "$PROXY"
-run_case dir 15000 "" --dir "$WORK/dir" --folder demo/blog -- --store "$WORK/dir"
+PROBE_MAX=60 WRITTEN=written_dir run_case dir 15000 "" --dir "$WORK/dir" --folder demo/blog -- --store "$WORK/dir"
 echo "publish-kill: all passed"

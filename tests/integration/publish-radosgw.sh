@@ -5,21 +5,30 @@
 # publish, unchanged re-run (zero writes, descriptors included, counted by
 # faultproxy in front), deletes, a lost manifest, a wrong secret (refused,
 # nothing touched) and a kill -9 mid-publish (every reachable answer valid,
-# the next runs converge).
+# the next runs converge); then kill -9 at points of whole `linkbot run`s
+# (crawl, build, publish), a state store refusing a wrong secret, and the
+# nginx edge over the bucket answering Range and If-* headers as static
+# nginx answers the same file.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 LINKBOT=${LINKBOT:-$PWD/$BUILD/linkbot}
 . tests/lib/nginx.sh
 . tests/lib/radosgw.sh
+. tests/lib/kill-run.sh
+. tests/lib/edge.sh
+. tests/lib/edge-checks.sh
 driver=$(tests/lib/publish-driver.sh) || exit 1
 tmp=$(mktemp -d)
 PROXY_PID="" DRIVER_PID=""
 cleanup() {
 	[ -z "$DRIVER_PID" ] || { kill -9 "$DRIVER_PID" 2>/dev/null; wait "$DRIVER_PID" 2>/dev/null; }
 	[ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null; }
+	kill_run_cleanup
+	edge_stop
 	radosgw_stop
 	lb_cleanup
+	edge_checks_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -128,6 +137,69 @@ res=$(kcheck --strict --count 600)
 out=$("$driver" "${kargs[@]}" --count 600)
 [ "$(field uploaded <<<"$out")" = 0 ] || fail "kill: the run after uploads: $out"
 ok "kill -9 mid-publish: converged"
+
+echo "== [$(($(date +%s) - t0)) s] kill -9 at points of whole linkbot runs (crawl, build, publish)"
+sed -e "s|^store: .*|store: s3://lbtest/kr|" -e "s|^state: .*|state: $tmp/kstate|" \
+	-e "s|endpoint: $PROXY|endpoint: $RGW_URL|" "$tmp/linkbot.yaml" >"$tmp/kr.yaml"
+krcheck() { python3 tests/lib/check-store.py --s3 "$RGW_URL" --bucket lbtest --prefix kr --folder demo/b2b "$@"; }
+# pending marks are expected, every object present valid (a PUT is whole)
+after_kill() {
+	local res
+	res=$(krcheck 2>&1) && return 0
+	case $res in *"no manifest"* | *"0 pages"*) return 0 ;; esac
+	echo "$res"
+	return 1
+}
+"$LINKBOT" run -c "$tmp/kr.yaml" --no-rate-limit --seed 7 --now "$day" 2>"$tmp/run.log" ||
+	fail "kill runs: the first run: $(tail -3 "$tmp/run.log")"
+kill_run "$tmp/kr.yaml" "$day" "10 35 60" after_kill
+fails=$((fails + KILL_RUN_FAILED))
+[ "$KILL_RUN_KILLED" -ge 2 ] || fail "only $KILL_RUN_KILLED of 3 runs were killed (a run of $KILL_RUN_MS ms)"
+"$LINKBOT" run -c "$tmp/kr.yaml" --no-rate-limit --seed 7 --now $((KILL_RUN_DAY + 86400)) 2>"$tmp/run.log" ||
+	fail "kill runs: the run after the kills: $(tail -3 "$tmp/run.log")"
+res=$(krcheck --strict --count 200) || fail "kill runs: not converged: $res"
+ok "$KILL_RUN_KILLED runs killed at 10, 35, 60% (+-4) of a run ($KILL_RUN_MS ms); then converged: $res"
+
+echo "== [$(($(date +%s) - t0)) s] the state store refuses a wrong secret: said before the crawl, nothing published"
+sed -e "s|^store: .*|store: $tmp/spub|" -e "s|^state: .*|state: $tmp/sstate\nstate_store: s3://lbtest/private|" \
+	-e "s|endpoint: $PROXY|endpoint: $RGW_URL|" "$tmp/linkbot.yaml" >"$tmp/state.yaml"
+"$LINKBOT" run -c "$tmp/state.yaml" --no-rate-limit --seed 7 --now "$day" 2>"$tmp/run.log" ||
+	fail "state store: the first run: $(tail -3 "$tmp/run.log")"
+before=$(find "$tmp/spub" -type f | sort | xargs sha256sum)
+rm -rf "$tmp/sstate"	# a fresh runner
+AWS_SECRET_ACCESS_KEY=wrong "$LINKBOT" run -c "$tmp/state.yaml" --no-rate-limit --seed 7 \
+	--now $((day + 86400)) 2>"$tmp/err"; rc=$?
+[ "$rc" = 4 ] && grep -q "lbtest/private.*HTTP 403 SignatureDoesNotMatch (check AWS_ACCESS_KEY_ID" "$tmp/err" ||
+	fail "state store, wrong secret: exit $rc: $(tail -3 "$tmp/err")"
+grep -q "crawl:" "$tmp/err" && fail "state store, wrong secret: the crawl ran"
+[ "$(find "$tmp/spub" -type f | sort | xargs sha256sum)" = "$before" ] || fail "state store, wrong secret: the store was touched"
+"$LINKBOT" run -c "$tmp/state.yaml" --no-rate-limit --seed 7 --now $((day + 86400)) 2>"$tmp/run.log" ||
+	fail "state store: the run after: $(tail -3 "$tmp/run.log")"
+res=$(python3 tests/lib/check-store.py --dir "$tmp/spub" --folder demo/b2b --strict --count 200) ||
+	fail "state store: not converged: $res"
+ok "state store, wrong secret: exit 4, '$(grep -o 'HTTP 403[^)]*)' "$tmp/err" | head -1)'; then converged"
+
+echo "== [$(($(date +%s) - t0)) s] the nginx edge over radosgw: Range and If-* headers"
+edge_fixture_store "$tmp/edge" || fail "edge fixture"
+python3 - "$RGW_URL" "$tmp/edge" <<'PY' || fail "cannot upload the edge fixture"
+import os, sys, botocore.session, botocore.config
+c = botocore.session.get_session().create_client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+    config=botocore.config.Config(s3={"addressing_style": "path"}))
+root = sys.argv[2]
+for d, _, files in os.walk(root):
+    for f in files:
+        path = os.path.join(d, f)
+        key = "edge/" + os.path.relpath(path, root)
+        extra = {"ContentEncoding": "gzip"} if "/pages/" in key else {}
+        with open(path, "rb") as fh:
+            c.put_object(Bucket="lbtest", Key=key, Body=fh.read(), ContentType="application/json", **extra)
+PY
+if edge_start s3://lbtest/edge --s3-endpoint "$RGW_URL" && edge_static_start "$tmp/edge"; then
+	edge_conditional_checks "$EDGE_STATIC/acme/blog/pages/$("$LINKBOT" page-id -- /blog/a-post).json"
+else
+	fail "the edge did not start over radosgw"
+fi
+edge_stop
 
 echo "publish-radosgw: $fails failure(s) ($(($(date +%s) - t0)) s)"
 [ "$fails" -eq 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Private state (config `state_store`): the corpus and each endpoint's
 # links.tsv live in a location of their own, never under the published
-# store prefix (which the edge serves); the config refuses one inside it;
+# store prefix (which the edge serves); the config refuses one inside it,
+# and so does `run --store` (the flag's store against the config's state);
 # the corpus is pushed as soon as the crawl is done, whatever happens after
 # (a publish that fails); a fresh runner gets the corpus and the previous
 # night's links back. Bucket: s3rver; the store behind faultproxy so that
@@ -62,6 +63,24 @@ rm -rf "$tmp/state" "$tmp/pub2"
 "$LINKBOT" run -c "$tmp/old.yaml" 2>"$tmp/err"; rc=$?
 [ "$rc" = 3 ] && grep -q "state_store" "$tmp/err" || fail "state_sync without state_store: exit $rc: $(cat "$tmp/err")"
 ok "state inside the published store refused"
+
+echo "== --store on the command line is held against state_store too (exit 2)"
+for pair in "s3://lb/pub s3://lb/pub/state" "s3://lb/pub/ s3://lb/pub" "s3://lb s3://lb/state" \
+	"$tmp/pub dir:$tmp/pub/_state"; do
+	set -- $pair
+	conf s3://lb/elsewhere "$2" >"$tmp/flag.yaml"
+	for cmd in run publish; do
+		"$LINKBOT" $cmd -c "$tmp/flag.yaml" --store "$1" 2>"$tmp/err"; rc=$?
+		[ "$rc" = 2 ] && grep -q "is inside the published store '$1' (--store)" "$tmp/err" ||
+			fail "$cmd --store $1 with state_store $2: exit $rc: $(cat "$tmp/err")"
+	done
+done
+[ ! -e "$tmp/state" ] || fail "a refused --store touched the state"
+conf s3://lb/elsewhere s3://lb/private-flag >"$tmp/flag.yaml"
+"$LINKBOT" publish -c "$tmp/flag.yaml" --store s3://lb/pub-flag >/dev/null 2>"$tmp/err"
+! grep -q "inside the published store" "$tmp/err" || fail "--store beside state_store refused: $(cat "$tmp/err")"
+rm -rf "$tmp/state"
+ok "--store holding state_store refused"
 
 echo "== a run: state in its own prefix, nothing under the published one"
 conf s3://lb/pub s3://lb/private >"$tmp/linkbot.yaml"

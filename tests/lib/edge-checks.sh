@@ -13,6 +13,8 @@
 #
 #   . tests/lib/edge-checks.sh
 #   edge_checks            uses $EDGE_URL, $EDGE_PREFIX; sets $fails
+#   edge_conditional_checks STATIC_URL   (nginx only) Range and If-*
+#                          headers, beside static nginx serving the same page
 #   edge_checks_cleanup    (in the caller's EXIT trap)
 
 fails=0
@@ -319,6 +321,122 @@ for line in open(sys.argv[1], errors="replace"):
 	grep -q 'a-post' "$log" && fail "unindexed.log records an indexed page"
 	if [ "${EDGE_KIND:-nginx}" = workerd ]; then grep -q 'test-key-1' "$WORKERD_LOG"; else grep -rq 'test-key-1' "$EDGE_PREFIX/logs"; fi && fail "the API key appears in a log"
 	ok "side-crawl log"
+}
+
+_cond() { # want what [curl args...] URL: quiet, as edge_conditional_checks asks
+	local want=$1 what=$2
+	shift 2
+	req "$@"
+	[ "$status" = "$want" ] || fail "conditional: $what: status $status, want $want: $(head -c 100 "$_t/b" | tr -d '\0')"
+}
+
+# edge_conditional_checks STATIC_URL: Range, If-Range, If-None-Match,
+# If-Modified-Since, If-Match and If-Unmodified-Since on the fixture store's
+# stored pages (the answer object: what static nginx answers for the same
+# file at STATIC_URL, status and bytes, each with its own ETag and
+# Last-Modified), on a page not indexed (an answer made per request: the
+# headers are ignored) and on answers decided from the descriptor alone
+# (its fetch is never conditional: never a 500). nginx only: the Workers
+# adapter is not asked this.
+edge_conditional_checks() {
+	local S=$1 U="$EDGE_URL/acme/blog/related-links?url=/blog/a-post" gz='Accept-Encoding: gzip'
+	local old='Wed, 21 Oct 2015 07:28:00 GMT' who url etag lm sst sb est h v want
+	local P="$EDGE_URL/api/il/related-links/p-1?url=https://acme.example/blog/a-post"
+	local pa='Authorization: Bearer test-key-1'
+	# each server's own validators, as a client would have kept them
+	req -H "$gz" "$U"
+	etag=$(hdr etag) lm=$(hdr last-modified)
+	[ "$status" = 200 ] && [ -n "$etag" ] && [ -n "$lm" ] ||
+		fail "conditional: the stored page has no ETag/Last-Modified ($status '$etag' '$lm')"
+	cp "$_t/b" "$_t/page.gz"
+	req "$S"
+	local setag setag_lm
+	setag=$(hdr etag) setag_lm=$(hdr last-modified)
+	cmp -s "$_t/b" "$_t/page.gz" || fail "conditional: static nginx serves other bytes than the edge"
+	# "header|header" (E and L: the server's own ETag, Last-Modified) status
+	while IFS='|' read -r want h v; do
+		for who in edge static; do
+			if [ $who = edge ]; then url=$U; e=$etag l=$lm; else url=$S; e=$setag l=$setag_lm; fi
+			local args=(-H "$gz")
+			for x in "$h" "$v"; do
+				[ -n "$x" ] || continue
+				x=${x//@E/$e}
+				args+=(-H "${x//@L/$l}")
+			done
+			req "${args[@]}" "$url"
+			[ $who = edge ] && est=$status && cp "$_t/b" "$_t/eb" && cp "$_t/h" "$_t/eh"
+		done
+		sst=$status
+		[ "$est" = "$want" ] || fail "conditional: $h $v: edge $est, want $want: $(head -c 100 "$_t/eb")"
+		[ "$sst" = "$want" ] || fail "conditional: $h $v: static nginx $sst, want $want"
+		case $want in
+		200 | 206 | 304) cmp -s "$_t/eb" "$_t/b" || fail "conditional: $h $v: the edge's body differs from static nginx's" ;;
+		*) python3 -c 'import json,sys; json.load(open(sys.argv[1]))["message"]' "$_t/eb" 2>/dev/null ||
+			fail "conditional: $h $v: $want without a JSON message: $(head -c 100 "$_t/eb")" ;;
+		esac
+		[ "$want" != 206 ] || grep -q '^content-range: bytes ' "$_t/eh" || fail "conditional: $h $v: 206 without Content-Range"
+	done <<-CASES
+	200|X-None: 1|
+	206|Range: bytes=0-9|
+	206|Range: bytes=-7|
+	206|Range: bytes=10-|
+	416|Range: bytes=100000-|
+	206|Range: bytes=0-9|If-Range: @E
+	200|Range: bytes=0-9|If-Range: "other"
+	304|If-None-Match: @E|
+	304|If-None-Match: *|
+	200|If-None-Match: "other"|
+	304|If-Modified-Since: @L|
+	200|If-Modified-Since: $old|
+	200|If-Match: @E|
+	200|If-Match: *|
+	412|If-Match: "other"|
+	200|If-Unmodified-Since: @L|
+	412|If-Unmodified-Since: $old|
+	304|If-None-Match: @E|Range: bytes=0-9
+	CASES
+	# a client without gzip: no range of the gunzipped JSON (as static
+	# nginx with gunzip), the weak ETag still revalidates
+	req "$U"
+	local plain_etag
+	plain_etag=$(hdr etag)
+	_cond 200 "plain client, Range" -H 'Range: bytes=0-9' "$U"
+	[ "$(jget 'd["related_links"][0]["title"]')" = "Post B" ] || fail "conditional: plain client, Range: $(body)"
+	_cond 304 "plain client, If-None-Match $plain_etag" -H "If-None-Match: $plain_etag" "$U"
+	_cond 304 "plain client, If-Modified-Since" -H "If-Modified-Since: $lm" "$U"
+	_cond 412 "plain client, If-Unmodified-Since" -H "If-Unmodified-Since: $old" "$U"
+	# a Project answer (private) revalidates too, behind its key, where it
+	# carries an ETag (from a bucket; a directory store's full path sends
+	# none, so there the page is simply sent again)
+	req -H "$gz" -H "$pa" "$P"
+	v=$(hdr etag)
+	want=200
+	[ -z "$v" ] || want=304
+	req -H "$gz" -H "$pa" -H "If-None-Match: ${v:-\"x\"}" "$P"
+	[ "$status" = $want ] && [ "$(hdr cache-control)" = "private, max-age=86400" ] ||
+		fail "conditional: project If-None-Match '$v': $status, want $want, cache-control '$(hdr cache-control)'"
+	req -H "$gz" -H "If-None-Match: ${v:-\"x\"}" "$P"
+	[ "$status" = 401 ] || fail "conditional: project without its key: $status"
+	# answers made per request or decided from the descriptor: every header
+	# ignored, never a 500
+	for h in 'Range: bytes=0-9' "If-Modified-Since: $lm" "If-Modified-Since: $old" 'If-None-Match: *' \
+		"If-None-Match: $etag" 'If-Match: "other"' 'If-Match: *' "If-Unmodified-Since: $old" \
+		'If-Range: "x"'; do
+		for ae in gzip identity; do
+			req --compressed -H "Accept-Encoding: $ae" -H "$h" "$EDGE_URL/acme/blog/related-links?url=/blog/not-indexed"
+			[ "$status" = 200 ] && [ "$(jget 'len(d["related_links"])')" = 3 ] ||
+				fail "conditional: page not indexed, $h ($ae): $status $(head -c 100 "$_t/b")"
+		done
+		_cond 200 "empty answer, $h" -H "$h" "$EDGE_URL/acme/ml/related-links?url=/fr/x"
+		[ "$(jget 'd["related_links"]')" = "[]" ] || fail "conditional: empty answer, $h: $(body)"
+		_cond 204 "pending endpoint, $h" -H "$h" "$EDGE_URL/acme/soon/related-links?url=/blog/a-post"
+		_cond 404 "disabled endpoint, $h" -H "$h" "$EDGE_URL/acme/old/related-links?url=/blog/a-post"
+		_cond 500 "unreadable descriptor, $h" -H "$h" "$EDGE_URL/acme/broken/related-links?url=/blog/a-post"
+		_cond 404 "no descriptor, $h" -H "$h" "$EDGE_URL/acme/nothere/related-links?url=/blog/a-post"
+		_cond 200 "project page not indexed, $h" -H "$h" -H "$pa" "$EDGE_URL/api/il/related-links/p-1?url=/nope"
+		[ "$(body)" = "{}" ] || fail "conditional: project page not indexed, $h: $(body)"
+	done
+	ok "conditional and range requests (Range, If-Range, If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since)"
 }
 
 edge_checks_cleanup() { rm -rf "$_t"; }

@@ -7,6 +7,10 @@
 #   edge_stop                               (also from the EXIT trap you set)
 #   edge_put_page STORE CLIENT/ENDPOINT URL JSON [QUERY_PARAMS]
 #   edge_fixture_store DIR                  the store of tests/integration/edge-*
+#   edge_static_start DIR                   plain nginx serving DIR's files by
+#                                           key (sets EDGE_STATIC; edge_stop
+#                                           stops it): the reference of
+#                                           edge_conditional_checks
 #
 # Needs $LINKBOT (build/linkbot), nginx and build/ngx_http_linkbot_module.so
 # (`make` builds both).
@@ -46,7 +50,22 @@ edge_start() {
 	return 1
 }
 
+edge_static_start() {
+	local port
+	[ "$(type -t lb_nginx_start)" = function ] || . "$(dirname "${BASH_SOURCE[0]}")/nginx.sh"
+	port=$(edge_free_port)
+	EDGE_STATIC_DIR=$(mktemp -d /tmp/lb-edge-static.XXXXXX)
+	lb_nginx_start "$EDGE_STATIC_DIR" "server { listen 127.0.0.1:$port; root $1; default_type application/json; }"
+	lb_wait_port "$port" || return 1
+	EDGE_STATIC="http://127.0.0.1:$port"
+}
+
 edge_stop() {
+	if [ -n "${EDGE_STATIC_DIR:-}" ]; then
+		lb_nginx_stop "$EDGE_STATIC_DIR"
+		rm -rf "$EDGE_STATIC_DIR"
+		EDGE_STATIC_DIR=
+	fi
 	if [ -n "${EDGE_PID:-}" ]; then
 		kill -TERM "$EDGE_PID" 2>/dev/null
 		wait "$EDGE_PID" 2>/dev/null

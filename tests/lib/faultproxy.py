@@ -4,7 +4,7 @@
     faultproxy.py --upstream http://127.0.0.1:PORT --port-file FILE
                   [--every N] [--times T] [--kinds 503,500,429,reset,stall]
                   [--stall-seconds S] [--fail-path SUBSTRING]
-                  [--delay-seconds D]
+                  [--delay-seconds D] [--stall-path SUBSTRING]
 
 Deterministic: a PUT or DELETE whose key hashes (sha256) to 0 modulo N
 fails its first T attempts, with the kinds taken in turn by key:
@@ -16,6 +16,10 @@ fails its first T attempts, with the kinds taken in turn by key:
 Any request whose path contains --fail-path always gets a 503 (a failure
 that never heals). --delay-seconds holds every PUT that long before it
 is forwarded (a slow link: a run lasts long enough to be killed in it).
+--stall-path: any request whose path contains it is forwarded, and its
+answer stops mid-way: the first half of its bytes (status line, headers
+with the whole Content-Length, body) goes out, then nothing for S seconds
+(--stall-seconds), then the connection is closed (a store that stalls).
 GET /__stats answers the counts as JSON.
 Loopback only; it stops when its parent test kills it.
 """
@@ -50,6 +54,7 @@ def parse():
     p.add_argument("--stall-seconds", type=float, default=3.0)
     p.add_argument("--fail-path", default="")
     p.add_argument("--delay-seconds", type=float, default=0.0)
+    p.add_argument("--stall-path", default="")
     return p.parse_args()
 
 
@@ -144,6 +149,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         out = [(k, v) for k, v in r.getheaders()
                if k.lower() not in ("connection", "keep-alive", "content-length",
                                     "transfer-encoding")]
+        if ARGS.stall_path and ARGS.stall_path in self.path:
+            count("midstall")
+            raw = ("HTTP/1.1 %d %s\r\n" % (r.status, r.reason)).encode()
+            for k, v in out + [("Content-Length", str(len(data)))]:
+                raw += ("%s: %s\r\n" % (k, v)).encode("latin-1")
+            raw += b"\r\n" + data
+            # half of it: inside the headers for an empty answer (a PUT's)
+            self.wfile.write(raw[:len(raw) // 2])
+            self.wfile.flush()
+            time.sleep(ARGS.stall_seconds)
+            self.close_connection = True
+            return None
         self.reply(r.status, data if self.command != "HEAD" else b"", out)
 
     do_GET = do_PUT = do_DELETE = do_POST = do_HEAD = handle_any

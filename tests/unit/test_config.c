@@ -262,6 +262,36 @@ static void test_missing_file(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/linkbot.yaml"));
 }
 
+/* the check both the config and `run --store` make */
+static void test_state_inside(void **state)
+{
+	static const struct {
+		const char *st, *store;
+		int inside;
+	} cases[] = {
+		{ "s3://b/p", "s3://b/p", 1 },
+		{ "s3://b/p/state", "s3://b/p", 1 },
+		{ "s3://b/p//x/", "s3://b/p/", 1 },
+		{ "s3://b/state", "s3://b", 1 },
+		{ "dir:./pub/_state", "pub", 1 },
+		{ "public/_state", NULL, 1 },
+		{ "s3://b/p2", "s3://b/p", 0 },
+		{ "s3://b2/p", "s3://b/p", 0 },
+		{ "pub2", "pub", 0 },
+		{ "state", NULL, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (config_state_inside(cases[i].st, cases[i].store) !=
+		    cases[i].inside)
+			fail_msg("state_store '%s', store '%s': want %d",
+				 cases[i].st, cases[i].store ? cases[i].store :
+				 "(default)", cases[i].inside);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_store_locations),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_yaml_aliases),
+		cmocka_unit_test(test_state_inside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

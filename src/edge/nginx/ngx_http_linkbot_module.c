@@ -20,6 +20,14 @@
  *                        (error_page 405 411 413): the same JSON answers
  *   linkbot_log PATH;    the side-crawl log: "time client endpoint url"
  *                        per page not indexed (also in $lb_side)
+ *   linkbot_validate on; in the location proxying pages from the bucket:
+ *                        nginx answers If-None-Match, If-Modified-Since,
+ *                        If-Match and If-Unmodified-Since itself, from the
+ *                        object's ETag and Last-Modified, as for a static
+ *                        file (nginx skips them for an uncached proxied
+ *                        answer, leaving them to the origin; the bucket is
+ *                        asked without them: a 304/412/206 from it
+ *                        could not be gunzipped nor told from a failure)
  *
  * Directory store fast path: for a url without a query the page ID does
  * not depend on the descriptor, so the module first opens
@@ -54,6 +62,7 @@ typedef struct {
 	ngx_uint_t mode;
 	ngx_str_t root;		/* NUL-terminated, without a trailing '/' */
 	ngx_open_file_t *log;	/* linkbot_log: the side-crawl log */
+	ngx_flag_t validate;	/* linkbot_validate */
 } ngx_http_linkbot_loc_conf_t;
 
 enum lb_step {
@@ -77,6 +86,7 @@ typedef struct {
 } ngx_http_linkbot_ctx_t;
 
 static ngx_int_t ngx_http_linkbot_preconf(ngx_conf_t *cf);
+static ngx_int_t ngx_http_linkbot_postconf(ngx_conf_t *cf);
 static ngx_int_t ngx_http_linkbot_init_process(ngx_cycle_t *cycle);
 static void *ngx_http_linkbot_create_loc_conf(ngx_conf_t *cf);
 static char *ngx_http_linkbot_merge_loc_conf(ngx_conf_t *cf, void *parent,
@@ -100,12 +110,18 @@ static ngx_command_t ngx_http_linkbot_commands[] = {
 	  NGX_HTTP_LOC_CONF_OFFSET,
 	  0,
 	  NULL },
+	{ ngx_string("linkbot_validate"),
+	  NGX_HTTP_LOC_CONF | NGX_CONF_FLAG,
+	  ngx_conf_set_flag_slot,
+	  NGX_HTTP_LOC_CONF_OFFSET,
+	  offsetof(ngx_http_linkbot_loc_conf_t, validate),
+	  NULL },
 	ngx_null_command
 };
 
 static ngx_http_module_t ngx_http_linkbot_module_ctx = {
 	ngx_http_linkbot_preconf,	/* preconfiguration */
-	NULL,				/* postconfiguration */
+	ngx_http_linkbot_postconf,	/* postconfiguration */
 	NULL, NULL,			/* main conf */
 	NULL, NULL,			/* server conf */
 	ngx_http_linkbot_create_loc_conf,
@@ -189,6 +205,8 @@ static void *ngx_http_linkbot_create_loc_conf(ngx_conf_t *cf)
 {
 	ngx_http_linkbot_loc_conf_t *c = ngx_pcalloc(cf->pool, sizeof(*c));
 
+	if (c != NULL)
+		c->validate = NGX_CONF_UNSET;
 	return c;
 }
 
@@ -202,7 +220,34 @@ static char *ngx_http_linkbot_merge_loc_conf(ngx_conf_t *cf, void *parent,
 		c->root = p->root;
 	if (c->log == NULL)
 		c->log = p->log;
+	ngx_conf_merge_value(c->validate, p->validate, 0);
 	return NGX_CONF_OK;
+}
+
+static ngx_http_output_header_filter_pt lb_next_header_filter;
+
+/*
+ * linkbot_validate: the upstream module has set disable_not_modified (an
+ * uncached proxied answer); a dynamic module's filter runs before nginx's
+ * own, so the not-modified filter after it sees the page as a file.
+ */
+static ngx_int_t lb_header_filter(ngx_http_request_t *r)
+{
+	ngx_http_linkbot_loc_conf_t *lc =
+		ngx_http_get_module_loc_conf(r, ngx_http_linkbot_module);
+
+	if (lc->validate == 1 && r == r->main &&
+	    r->headers_out.status == NGX_HTTP_OK)
+		r->disable_not_modified = 0;
+	return lb_next_header_filter(r);
+}
+
+static ngx_int_t ngx_http_linkbot_postconf(ngx_conf_t *cf)
+{
+	(void)cf;
+	lb_next_header_filter = ngx_http_top_header_filter;
+	ngx_http_top_header_filter = lb_header_filter;
+	return NGX_OK;
 }
 
 static ngx_int_t ngx_http_linkbot_handler(ngx_http_request_t *r);
@@ -321,6 +366,10 @@ static ngx_int_t lb_send_answer(ngx_http_request_t *r,
 
 	if (lb_set_headers(r, a) != NGX_OK)
 		return NGX_HTTP_INTERNAL_SERVER_ERROR;
+	/* made here (random links drawn per request, errors): no validator,
+	 * so If-Match and If-Unmodified-Since have nothing to hold against;
+	 * ignored, as RFC 9110 13.2.1 asks, rather than nginx's 412 */
+	r->disable_not_modified = 1;
 	if (a->kind != LB_BODY_JSON || a->body == NULL) {
 		r->headers_out.content_length_n = 0;
 		r->header_only = 1;
@@ -420,6 +469,9 @@ static ngx_int_t lb_send_file(ngx_http_request_t *r, ngx_str_t *path,
 	if (lb_set_headers(r, &a) != NGX_OK)
 		return NGX_HTTP_INTERNAL_SERVER_ERROR;
 	r->headers_out.content_length_n = of.size;
+	/* a Range is answered 206 as static nginx does (the gunzip filter
+	 * turns it off for clients that take no gzip) */
+	r->allow_ranges = 1;
 	if (static_like) {
 		r->headers_out.last_modified_time = of.mtime;
 		if (ngx_http_set_etag(r) != NGX_OK)
