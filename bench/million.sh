@@ -22,7 +22,10 @@
 #
 # Needs ~4.5 KB of disk a page for the site, the corpus and the two stores
 # (about 12 GiB at 1M) under MILLION_DIR (default $TMPDIR or /tmp). Every
-# command runs under nice. MILLION_KEEP=1 keeps the work directory.
+# command runs under nice. MILLION_KEEP=1 keeps the work directory;
+# MILLION_REUSE=DIR (a kept one, same MILLION_PAGES) skips the site and the
+# crawl (their figures are read back) and reruns the build and publish
+# stages, e.g. on a quieter machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -32,32 +35,45 @@ SHARDS=${MILLION_SHARDS:-4}
 [ -x "$LINKBOT" ] || { echo "million.sh: build first (make BUILD=$BUILD)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "million.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
 . tests/lib/origin.sh
-WORK=$(mktemp -d "${MILLION_DIR:-${TMPDIR:-/tmp}}/linkbot-million.XXXXXX")
+if [ -n "${MILLION_REUSE:-}" ]; then
+	WORK=$(cd "$MILLION_REUSE" && pwd)
+	MILLION_KEEP=1
+	grep -q '^crawl ' "$WORK/stages" 2>/dev/null ||
+		{ echo "million.sh: $WORK: no crawl recorded (MILLION_REUSE wants a kept run)" >&2; exit 1; }
+	grep '^crawl ' "$WORK/stages" > "$WORK/stages.crawl"
+	mv "$WORK/stages.crawl" "$WORK/stages"
+	rm -rf "$WORK/store-single" "$WORK/store-sharded"	# publish from scratch
+else
+	WORK=$(mktemp -d "${MILLION_DIR:-${TMPDIR:-/tmp}}/linkbot-million.XXXXXX")
+fi
 trap 'origin_stop; [ -n "${MILLION_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 chmod 755 "$WORK"
 
 echo "== million: $PAGES pages, $SHARDS shards, in $WORK"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(free -g | awk '/^Mem:/ { print $7 " GiB available of " $2 }')"
 
-# The vocabulary: words of the Debian changelogs, most frequent first.
-find /usr/share/doc -name 'changelog*.gz' -print0 | sort -z |
-	xargs -0 zcat 2>/dev/null | tr -cs 'A-Za-z' '\n' | tr 'A-Z' 'a-z' |
-	awk 'length >= 3 && length <= 14' | sort | uniq -c | awk '$1 >= 3' |
-	sort -k1,1nr -k2,2 | awk 'NR <= 30000 { print $2 }' > "$WORK/vocab.txt"
-if [ "$(wc -l < "$WORK/vocab.txt")" -lt 2000 ]; then
-	echo "million.sh: too few words in /usr/share/doc changelogs" >&2
-	exit 1
+if [ -z "${MILLION_REUSE:-}" ]; then
+	# The vocabulary: words of the Debian changelogs, most frequent first.
+	find /usr/share/doc -name 'changelog*.gz' -print0 | sort -z |
+		xargs -0 zcat 2>/dev/null | tr -cs 'A-Za-z' '\n' | tr 'A-Z' 'a-z' |
+		awk 'length >= 3 && length <= 14' | sort | uniq -c | awk '$1 >= 3' |
+		sort -k1,1nr -k2,2 | awk 'NR <= 30000 { print $2 }' > "$WORK/vocab.txt"
+	if [ "$(wc -l < "$WORK/vocab.txt")" -lt 2000 ]; then
+		echo "million.sh: too few words in /usr/share/doc changelogs" >&2
+		exit 1
+	fi
+	cc -O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+		-o "$WORK/million_site" bench/million_site.c
+	t0=$(date +%s.%N)
+	nice "$WORK/million_site" "$WORK/site" "$PAGES" "$WORK/vocab.txt" 1
+	echo "site written in $(python3 -c "import time; print(f'{time.time() - $t0:.0f}')") s ($(du -sh "$WORK/site" | cut -f1))"
+	chmod -R a+rX "$WORK/site"
 fi
-cc -O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
-	-o "$WORK/million_site" bench/million_site.c
-t0=$(date +%s.%N)
-nice "$WORK/million_site" "$WORK/site" "$PAGES" "$WORK/vocab.txt" 1
-echo "site written in $(python3 -c "import time; print(f'{time.time() - $t0:.0f}')") s ($(du -sh "$WORK/site" | cut -f1))"
-chmod -R a+rX "$WORK/site"
-ORIGIN_IN_PLACE=1 origin_start "$WORK/site/htdocs" "$WORK/site/site.conf"
 
 cfg=$WORK/linkbot.yaml
-cat > "$cfg" <<YAML
+if [ -z "${MILLION_REUSE:-}" ]; then
+	ORIGIN_IN_PLACE=1 origin_start "$WORK/site/htdocs" "$WORK/site/site.conf"
+	cat > "$cfg" <<YAML
 store: $WORK/store-single
 state: $WORK/state
 crawl:
@@ -79,6 +95,7 @@ clients:
         links: 8
         min_incoming: 8
 YAML
+fi
 
 # stage NAME CMD...: runs CMD under nice and GNU time; appends
 # "NAME WALL CPU RSS_KIB" to $WORK/stages; its stderr goes to WORK/NAME.log.
@@ -107,10 +124,13 @@ PY
 }
 
 common=(-c "$cfg" -e m/b2b --now 1795000000 -q)
-stage crawl "$LINKBOT" crawl "${common[@]}" --no-rate-limit
+if [ -z "${MILLION_REUSE:-}" ]; then
+	stage crawl "$LINKBOT" crawl "${common[@]}" --no-rate-limit
+	wc -l < "$ORIGIN_WORK/logs/access.log" > "$WORK/requests"
+	origin_stop
+fi
 common+=(--seed 7)
-requests=$(wc -l < "$ORIGIN_WORK/logs/access.log")
-origin_stop
+requests=$(cat "$WORK/requests")
 pages=$(python3 -c "import sqlite3; print(sqlite3.connect('$WORK/state/m/corpus.sqlite').execute(\"select count(*) from url where doc is not null and sets != ''\").fetchone()[0])")
 echo "   $requests requests, $pages pages indexed"
 [ "$pages" -eq "$PAGES" ] || { echo "million.sh: crawled $pages of $PAGES pages" >&2; exit 1; }
