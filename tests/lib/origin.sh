@@ -36,8 +36,11 @@ origin__free_port() {
 }
 
 # origin__launch DIR INCLUDE WORKDIR -> 0 and prints the URL, or 1
+# With ORIGIN_IN_PLACE=1, DIR is served where it is: no copy, no token
+# replacement (for trees too big to copy: bench/million.sh, whose include
+# replaces __ORIGIN__ on the fly with sub_filter).
 origin__launch() {
-	local dir=$1 inc=$2 work=$3 port url tries=0 nginx
+	local dir=$1 inc=$2 work=$3 port url tries=0 nginx root=$3/htdocs
 	nginx=$(command -v nginx || echo /usr/sbin/nginx)
 	while [ $tries -lt 20 ]; do
 		tries=$((tries + 1))
@@ -47,18 +50,22 @@ origin__launch() {
 		mkdir -p "$work/logs" "$work/tmp"
 		# nginx started as root serves as an unprivileged worker user
 		chmod 755 "$work"
-		cp -r "$dir" "$work/htdocs" || return 1
-		chmod -R a+rX "$work/htdocs"
-		grep -rlZE '__(ORIGIN|PORT)__' "$work/htdocs" 2>/dev/null |
-			xargs -0 -r sed -i "s#__ORIGIN__#$url#g; s#__PORT__#$port#g"
-		# gzipped fixtures (sitemap.xml.gz) get the token replaced too
-		local gz
-		while IFS= read -r -d '' gz; do
-			if gzip -dc "$gz" 2>/dev/null | grep -qE '__(ORIGIN|PORT)__'; then
-				gzip -dc "$gz" | sed "s#__ORIGIN__#$url#g; s#__PORT__#$port#g" |
-					gzip -9n > "$gz.tmp" && mv "$gz.tmp" "$gz"
-			fi
-		done < <(find "$work/htdocs" -name '*.gz' -print0)
+		if [ -n "${ORIGIN_IN_PLACE:-}" ]; then
+			root=$(cd "$dir" && pwd) || return 1
+		else
+			cp -r "$dir" "$work/htdocs" || return 1
+			chmod -R a+rX "$work/htdocs"
+			grep -rlZE '__(ORIGIN|PORT)__' "$work/htdocs" 2>/dev/null |
+				xargs -0 -r sed -i "s#__ORIGIN__#$url#g; s#__PORT__#$port#g"
+			# gzipped fixtures (sitemap.xml.gz) get the token replaced too
+			local gz
+			while IFS= read -r -d '' gz; do
+				if gzip -dc "$gz" 2>/dev/null | grep -qE '__(ORIGIN|PORT)__'; then
+					gzip -dc "$gz" | sed "s#__ORIGIN__#$url#g; s#__PORT__#$port#g" |
+						gzip -9n > "$gz.tmp" && mv "$gz.tmp" "$gz"
+				fi
+			done < <(find "$work/htdocs" -name '*.gz' -print0)
+		fi
 		: > "$work/server.conf"
 		if [ -n "$inc" ]; then
 			sed "s#__ORIGIN__#$url#g; s#__PORT__#$port#g" "$inc" \
@@ -91,7 +98,7 @@ http {
 	server {
 		listen 127.0.0.1:$port;
 		server_name localhost;
-		root $work/htdocs;
+		root $root;
 		include $work/server.conf;
 	}
 }
@@ -155,6 +162,7 @@ origin_start() {
 	fi
 	ORIGIN_PORT=${ORIGIN_URL##*:}
 	ORIGIN_DIR=$ORIGIN_WORK/htdocs
+	[ -z "${ORIGIN_IN_PLACE:-}" ] || ORIGIN_DIR=$(cd "$dir" && pwd)
 	export ORIGIN_URL ORIGIN_PORT ORIGIN_DIR ORIGIN_WORK
 }
 
