@@ -18,32 +18,9 @@
 #include "linkbot/answer.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/pageid.h"
+#include "vectors.h"
 
-static cJSON *vectors;
-
-static int load(void **state)
-{
-	struct lb_error err;
-	char *text = NULL;
-
-	(void)state;
-	lb_error_init(&err);
-	if (lb_file_read("tests/data/edge/vectors.json", 1 << 22, &text, NULL,
-			 &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	vectors = cJSON_Parse(text);
-	free(text);
-	return vectors ? 0 : -1;
-}
-
-static int unload(void **state)
-{
-	(void)state;
-	cJSON_Delete(vectors);
-	return 0;
-}
+VECTORS_GROUP(load, unload, "tests/data/edge/vectors.json")
 
 static uint64_t seq = 42;
 

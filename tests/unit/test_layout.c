@@ -14,32 +14,9 @@
 
 #include "linkbot/fsutil.h"
 #include "linkbot/layout.h"
+#include "vectors.h"
 
-static cJSON *vectors;
-
-static int load(void **state)
-{
-	struct lb_error err;
-	char *text = NULL;
-
-	(void)state;
-	lb_error_init(&err);
-	if (lb_file_read("tests/data/store-layout/vectors.json", 1 << 20, &text,
-			 NULL, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	vectors = cJSON_Parse(text);
-	free(text);
-	return vectors ? 0 : -1;
-}
-
-static int unload(void **state)
-{
-	(void)state;
-	cJSON_Delete(vectors);
-	return 0;
-}
+VECTORS_GROUP(load, unload, "tests/data/store-layout/vectors.json")
 
 /* Calls layout_<fn> with a[]; -1 for an unknown fn or arity. */
 static int call(const char *fn, const char **a, int n, char *buf, size_t size)

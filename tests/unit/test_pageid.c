@@ -12,32 +12,9 @@
 #include "linkbot/fsutil.h"
 #include "linkbot/pageid.h"
 #include "linkbot/sha256.h"
+#include "vectors.h"
 
-static cJSON *vectors;
-
-static int load(void **state)
-{
-	struct lb_error err;
-	char *text = NULL;
-
-	(void)state;
-	lb_error_init(&err);
-	if (lb_file_read("tests/data/page-id/vectors.json", 1 << 20, &text,
-			 NULL, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	vectors = cJSON_Parse(text);
-	free(text);
-	return vectors ? 0 : -1;
-}
-
-static int unload(void **state)
-{
-	(void)state;
-	cJSON_Delete(vectors);
-	return 0;
-}
+VECTORS_GROUP(load, unload, "tests/data/page-id/vectors.json")
 
 static void test_vectors(void **state)
 {
