@@ -19,14 +19,14 @@ _rgw_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-_rgw_wait() { # what command...
-	local what=$1 i
+_rgw_wait() { # what command...: 60 s by the clock (a probe may hang 5 s)
+	local what=$1 t0=$SECONDS
 	shift
-	for i in $(seq 1 300); do
+	while [ $((SECONDS - t0)) -lt 60 ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
-	echo "radosgw.sh: $what did not come up in 60 s" >&2
+	echo "radosgw.sh: $what did not come up in $((SECONDS - t0)) s" >&2
 	return 1
 }
 
@@ -98,7 +98,7 @@ _radosgw_start_once() {
 	ceph-osd -c "$d/ceph.conf" -i 0 -f </dev/null >"$d/log/osd.out" 2>&1 &
 	RGW_PIDS="$RGW_PIDS $!"
 	_rgw_wait OSD sh -c "timeout 5 ceph -c '$d/ceph.conf' osd stat | grep -q '1 up'" ||
-		{ tail -5 "$d/log/osd.out" "$d/log/ceph-osd.0.log" >&2 2>/dev/null; radosgw_stop; return 1; }
+		{ tail -n 5 "$d/log/osd.out" "$d/log/ceph-osd.0.log" 3>&2 2>/dev/null >&3; radosgw_stop; return 1; }
 	radosgw -c "$d/ceph.conf" -n client.rgw -f </dev/null >"$d/log/rgw.out" 2>&1 &
 	RGW_PIDS="$RGW_PIDS $!"
 	RGW_URL="http://127.0.0.1:$rp"
