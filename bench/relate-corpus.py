@@ -490,6 +490,77 @@ def site_astropy():
     return out
 
 
+# Issue 20, fourth half (report, never seen): written before any run of
+# round 4 and before any method change of it.
+def site_lilypond():
+    """lilypond-doc-html: the Learning Manual, Notation Reference, Usage
+    and Extending manuals (Texinfo HTML) as one site: label = manual and
+    chapter, the ancestor one level below the manual's index.html by each
+    node's rel="up" link."""
+    top = "/usr/share/doc/lilypond/html/Documentation"
+    out = []
+    for man in ("learning", "notation", "usage", "extending"):
+        base = os.path.join(top, man)
+        out += [("ly:" + man + ":" + lab, f,
+                 "https://lilypond.test/doc/" + man + "/" + n)
+                for lab, f, n in
+                up_chain(base, "index.html",
+                         r'<link href="([^"#]+)(?:#[^"]*)?" rel="up"', 1)]
+    return out
+
+
+def site_git():
+    """git-doc: label = the section of git(1) that lists the command
+    (main porcelain, ancillary, interacting with others, reset/restore/
+    revert, plumbing manipulation, interrogation, syncing, internal
+    helpers, guides, interfaces, ...); technical/ and howto/ by directory;
+    pages git(1) does not list are left out."""
+    base = "/usr/share/doc/git-doc"
+    with open(os.path.join(base, "git.html"), encoding="utf-8") as f:
+        src = f.read()
+    label, first = {}, None
+    for m in re.finditer(r'<h[23] id="([^"]*)">|href="(git[a-z0-9-]*)'
+                         r'\.html"', src):
+        if m.group(1):
+            first = m.group(1).strip("_")
+        elif first and m.group(2) not in label and m.group(2) != "git":
+            label[m.group(2)] = first
+    out = []
+    for name in sorted(label):
+        p = os.path.join(base, name + ".html")
+        if os.path.exists(p):
+            out.append(("git:" + label[name], p,
+                        "https://git.test/docs/" + name + ".html"))
+    for d in ("technical", "howto"):
+        for p in sorted(glob.glob(os.path.join(base, d, "*.html"))):
+            out.append(("git:" + d, p, "https://git.test/docs/" +
+                        os.path.relpath(p, base)))
+    return out
+
+
+def site_pandas():
+    """python-pandas-doc API reference: label = the section of the
+    reference (reference/index.html's order: io, general_functions,
+    series, frame, arrays, indexing, offset_frequency, window, groupby,
+    ...) whose page first lists the api/ page."""
+    base = "/usr/share/doc/python-pandas-doc/html/reference"
+    with open(os.path.join(base, "index.html"), encoding="utf-8") as f:
+        secs = re.findall(r'toctree-l1"><a class="reference internal" '
+                          r'href="([a-z_]+)\.html"', f.read())
+    label = {}
+    for sec in dict.fromkeys(secs):
+        with open(os.path.join(base, sec + ".html"), encoding="utf-8") as f:
+            for a in re.findall(r'href="api/([^"#]+\.html)', f.read()):
+                label.setdefault(a, sec)
+    out = []
+    for name in sorted(label):
+        p = os.path.join(base, "api", name)
+        if os.path.exists(p):
+            out.append(("pd:" + label[name], p,
+                        "https://pandas.test/reference/api/" + name))
+    return out
+
+
 SITES = {
     # name: (pages, most pages a label keeps)
     "site-python": (site_python, 1000),
@@ -501,6 +572,9 @@ SITES = {
     "site-gimp": (site_gimp, 300),
     "site-cmake": (site_cmake, 300),
     "site-astropy": (site_astropy, 300),
+    "site-lilypond": (site_lilypond, 300),
+    "site-git": (site_git, 300),
+    "site-pandas": (site_pandas, 300),
 }
 
 

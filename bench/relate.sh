@@ -54,8 +54,9 @@ cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
-echo "== relate quality, nine sites: precision@8, ours published (k = 8) against the best peer's top 8"
-for c in python postgresql scipy octave erlang linux gimp cmake astropy; do
+echo "== relate quality, twelve sites: precision@8, ours published (k = 8) against the best peer's top 8"
+for c in python postgresql scipy octave erlang linux gimp cmake astropy \
+	lilypond git pandas; do
 	f="$out/site-$c.tsv"
 	[ -s "$f" ] || python3 bench/relate-corpus.py "site-$c" "$f" "$out/relate_html"
 	"$out/relate_quality" "$f" lsa >"$out/relate-site-$c.txt"
