@@ -607,9 +607,38 @@ def boiler(share, src):
     return out
 
 
+def synthetic_links(n):
+    """N synthetic pages for the cost of the link terms (bench/RESULTS.md,
+    round 4): 100 topics over 20,000 words, 300 words a page (80 % of its
+    topic's 400 words, 20 % any), 20 links a page (half to its topic) with
+    3-word anchors. Seeded: the same pages every time."""
+    import random
+    rnd = random.Random(20)
+    words = ["w%05d" % i for i in range(20000)]
+    topic_words = [words[t * 200:t * 200 + 400] for t in range(100)]
+    out = []
+    for i in range(n):
+        t = i % 100
+        text = " ".join(rnd.choice(topic_words[t]) if rnd.random() < 0.8
+                        else rnd.choice(words) for _ in range(300))
+        links = []
+        for _ in range(20):
+            j = (rnd.randrange(n // 100) * 100 + t if rnd.random() < 0.5
+                 else rnd.randrange(n)) % n
+            links.append({"url": "https://syn.test/p%d" % j,
+                          "anchor": " ".join(rnd.choice(topic_words[j % 100])
+                                             for _ in range(3))})
+        out.append(("t%d" % t, {"url": "https://syn.test/p%d" % i,
+                                "title": "page %d" % i, "text": text,
+                                "links": links}))
+    return out
+
+
 def main():
     which, dest = sys.argv[1], sys.argv[2]
-    if which.startswith("boiler:"):
+    if which.startswith("synthetic-links:"):
+        pages = synthetic_links(int(which.split(":")[1]))
+    elif which.startswith("boiler:"):
         pages = boiler(int(which[7:]), sys.argv[3])
     elif which == "demo":
         pages = demo()

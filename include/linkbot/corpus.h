@@ -190,9 +190,11 @@ void corpus_reader_free(struct lb_corpus_reader *r);
 /*
  * The body text of the live page whose canonical URL is url, the same row
  * corpus_foreach() visits: *text is malloc'd, NULL when the page has no
- * text or is not live.
+ * text or is not live; links (may be NULL) gets its links, none for a
+ * page stored before links were kept (the caller releases them).
  */
 int corpus_reader_text(struct lb_corpus_reader *r, const char *url,
-		       char **text, struct lb_error *err);
+		       char **text, struct lb_doclinks *links,
+		       struct lb_error *err);
 
 #endif

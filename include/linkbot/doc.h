@@ -18,6 +18,25 @@ struct lb_strlist {
 	size_t n;
 };
 
+/*
+ * A link inside the page's main content (the part the text comes from:
+ * never the menus, sidebars, footers or prev/next bars): its target, an
+ * absolute http(s) URL without fragment, and its anchor text (one line,
+ * NULL if none). relate/ reads them (the site's own link structure).
+ */
+struct lb_doclink {
+	char *url;
+	char *anchor;
+};
+
+#define LB_DOC_MAX_LINKS 256	/* links kept a page, in document order */
+#define LB_DOC_MAX_ANCHOR 200	/* bytes of an anchor text */
+
+struct lb_doclinks {
+	struct lb_doclink *v;
+	size_t n;
+};
+
 /* Where a field's value came from (SPEC 1.9 precedence, highest first). */
 enum lb_source {
 	LB_SRC_NONE = 0,
@@ -65,6 +84,9 @@ struct lb_doc {
 	LB_DOC_LIST_FIELDS(LB_DOC_LIST_MEMBER)
 #undef LB_DOC_LIST_MEMBER
 	char *text;		/* plain text, UTF-8, white space normalised */
+	struct lb_doclinks links;	/* links in the main content; kept
+					 * with the text (not in a page list
+					 * loaded without texts) */
 	int noindex;		/* robots meta said noindex for us */
 	char *unavailable_after;	/* date of a robots meta unavailable_after
 				 * directive for us (as written), or NULL;
@@ -92,9 +114,17 @@ void lb_lang_group(const char *lang, char key[LB_LANG_GROUP_LEN]);
 int lb_strlist_add(struct lb_strlist *l, const char *s, struct lb_error *err);
 void lb_strlist_release(struct lb_strlist *l);
 
+/* Appends a copy of (url, anchor): ignores a NULL/empty url, a pair
+ * already in the list and anything past LB_DOC_MAX_LINKS. */
+int lb_doclinks_add(struct lb_doclinks *l, const char *url,
+		    const char *anchor, struct lb_error *err);
+void lb_doclinks_release(struct lb_doclinks *l);
+
 /*
  * The doc as a JSON object string (every field; lists as arrays; absent
- * fields omitted), and back. Used by the corpus to store docs and by
+ * fields omitted; with_text: also "text" and "links", an array of
+ * {"url", "anchor"} objects), and back (a stored doc without "links",
+ * from before links were kept, reads as a doc without links). Used by the corpus to store docs and by
  * inspect. Caller frees the string / releases the doc.
  */
 char *lb_doc_to_json(const struct lb_doc *doc, int with_text,

@@ -41,12 +41,14 @@
  * reads each page's text once, through one reader per thread, so that a
  * million pages never sit in memory with their text (pipeline/ reads the
  * corpus). open() returns a reader (NULL: error); get() sets *text to a
- * malloc'd copy of doc's text, or NULL for none.
+ * malloc'd copy of doc's text, or NULL for none, and, when links is not
+ * NULL, fills it with doc's links (doc->links of the stored page; the
+ * caller releases it).
  */
 struct lb_text_source {
 	void *(*open)(void *arg, struct lb_error *err);
 	int (*get)(void *reader, const struct lb_doc *doc, char **text,
-		   struct lb_error *err);
+		   struct lb_doclinks *links, struct lb_error *err);
 	void (*close)(void *reader);
 	void *arg;
 };

@@ -43,6 +43,7 @@ void lb_doc_release(struct lb_doc *doc)
 	LB_DOC_LIST_FIELDS(LB_DOC_FREE_LIST)
 #undef LB_DOC_FREE_LIST
 	free(doc->text);
+	lb_doclinks_release(&doc->links);
 	free(doc->unavailable_after);
 	lb_doc_init(doc);
 }
@@ -88,6 +89,50 @@ void lb_strlist_release(struct lb_strlist *l)
 	l->n = 0;
 }
 
+int lb_doclinks_add(struct lb_doclinks *l, const char *url,
+		    const char *anchor, struct lb_error *err)
+{
+	struct lb_doclink *v, *e;
+	size_t i;
+
+	if (url == NULL || *url == '\0' || l->n >= LB_DOC_MAX_LINKS)
+		return 0;
+	if (anchor != NULL && *anchor == '\0')
+		anchor = NULL;
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].url, url) == 0 &&
+		    (l->v[i].anchor == NULL ? anchor == NULL :
+		     anchor != NULL && strcmp(l->v[i].anchor, anchor) == 0))
+			return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (v == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	l->v = v;
+	e = &l->v[l->n];
+	e->url = strdup(url);
+	e->anchor = anchor ? strdup(anchor) : NULL;
+	if (e->url == NULL || (anchor != NULL && e->anchor == NULL)) {
+		free(e->url);
+		free(e->anchor);
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	}
+	l->n++;
+	return 0;
+}
+
+void lb_doclinks_release(struct lb_doclinks *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].url);
+		free(l->v[i].anchor);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
 char *lb_doc_to_json(const struct lb_doc *doc, int with_text,
 		     int with_sources)
 {
@@ -116,6 +161,24 @@ char *lb_doc_to_json(const struct lb_doc *doc, int with_text,
 	if (with_text && doc->text != NULL &&
 	    cJSON_AddStringToObject(o, "text", doc->text) == NULL)
 		goto out;
+	if (with_text && doc->links.n > 0) {
+		if ((a = cJSON_AddArrayToObject(o, "links")) == NULL)
+			goto out;
+		for (i = 0; i < doc->links.n; i++) {
+			cJSON *l = cJSON_CreateObject();
+
+			if (l == NULL)
+				goto out;
+			cJSON_AddItemToArray(a, l);
+			if (cJSON_AddStringToObject(l, "url",
+						    doc->links.v[i].url) == NULL ||
+			    (doc->links.v[i].anchor != NULL &&
+			     cJSON_AddStringToObject(l, "anchor",
+						     doc->links.v[i].anchor) ==
+				     NULL))
+				goto out;
+		}
+	}
 	if (doc->noindex && cJSON_AddTrueToObject(o, "noindex") == NULL)
 		goto out;
 	if (with_sources) {
@@ -161,6 +224,7 @@ int lb_doc_from_json(const char *json, struct lb_doc *doc,
 		     struct lb_error *err)
 {
 	cJSON *o = cJSON_Parse(json);
+	const cJSON *it;
 	int rc = -1;
 
 	lb_doc_init(doc);
@@ -180,6 +244,16 @@ int lb_doc_from_json(const char *json, struct lb_doc *doc,
 #undef LB_DOC_TAKE_LIST
 	if (take_str(o, "text", &doc->text, err) < 0)
 		goto out;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "links")) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "url");
+		const cJSON *an = cJSON_GetObjectItemCaseSensitive(it, "anchor");
+
+		if (cJSON_IsString(u) &&
+		    lb_doclinks_add(&doc->links, u->valuestring,
+				    cJSON_IsString(an) ? an->valuestring : NULL,
+				    err) < 0)
+			goto out;
+	}
 	doc->noindex = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
 								     "noindex"));
 	rc = 0;

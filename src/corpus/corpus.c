@@ -783,7 +783,8 @@ void corpus_reader_free(struct lb_corpus_reader *r)
 }
 
 int corpus_reader_text(struct lb_corpus_reader *r, const char *url,
-		       char **text, struct lb_error *err)
+		       char **text, struct lb_doclinks *links,
+		       struct lb_error *err)
 {
 	struct lb_doc doc;
 	int step, rc = 0;
@@ -805,6 +806,10 @@ int corpus_reader_text(struct lb_corpus_reader *r, const char *url,
 	if (rc == 0) {
 		*text = doc.text;	/* taken over */
 		doc.text = NULL;
+		if (links != NULL) {
+			*links = doc.links;
+			memset(&doc.links, 0, sizeof(doc.links));
+		}
 	}
 	lb_doc_release(&doc);
 out:

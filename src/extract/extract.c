@@ -216,6 +216,7 @@ static void ctx_release(struct x_ctx *x)
 			lb_strlist_release(&x->list[f][s]);
 	for (s = 0; s < X_NSRC; s++)
 		free(x->text[s]);
+	lb_doclinks_release(&x->links);
 	free(x->base_own);
 	free(x->unavailable_after);
 }
@@ -287,6 +288,24 @@ static int assemble(struct x_ctx *x, const char *page_url, struct lb_doc *doc)
 		if ((doc->read_time = strdup(buf)) == NULL)
 			oom = 1;
 		doc->src[LB_F_read_time] = LB_SRC_DERIVED;
+	}
+	/* the body text's links, but none to the page itself */
+	if (doc->src[LB_F_text] == LB_SRC_BODY) {
+		size_t i, w = 0;
+
+		doc->links = x->links;
+		memset(&x->links, 0, sizeof(x->links));
+		for (i = 0; i < doc->links.n; i++) {
+			struct lb_doclink *l = &doc->links.v[i];
+
+			if (doc->url != NULL && strcmp(l->url, doc->url) == 0) {
+				free(l->url);
+				free(l->anchor);
+				continue;
+			}
+			doc->links.v[w++] = *l;
+		}
+		doc->links.n = w;
 	}
 	doc->noindex = x->noindex;
 	doc->unavailable_after = x->unavailable_after;

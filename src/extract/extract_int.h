@@ -46,6 +46,7 @@ struct x_ctx {
 	char *str[LB_F_author][X_NSRC];	/* single-valued fields */
 	struct lb_strlist list[2][X_NSRC];	/* author, category */
 	char *text[X_NSRC];
+	struct lb_doclinks links;	/* in the body text (LB_SRC_BODY) */
 	const char *base;	/* for relative URLs: <base href> or page URL */
 	char *base_own;
 	int noindex;
@@ -78,6 +79,9 @@ struct x_text {
 	int pending;	/* 0, 1 = space, 2 = line break */
 	int full;	/* cap reached: the rest is dropped */
 	int oom;
+	/* html.c: where the <a href> met on the way go, or NULL */
+	struct lb_doclinks *links;
+	const char *base;	/* what their hrefs are relative to */
 };
 void x_text_init(struct x_text *t, size_t cap, int oneline);
 void x_text_release(struct x_text *t);

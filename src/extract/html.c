@@ -581,6 +581,8 @@ static int is_heading(const GumboNode *n)
 
 static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			const struct keep *k, struct x_text *t);
+static int keep_link(GumboNode *a, int boiler, unsigned fl,
+		     const struct keep *k, struct x_text *t);
 
 /* Words of n's visible text, up to a cap (the text is cut at 512 bytes);
  * *by: it starts with "By " and a capital (a byline). */
@@ -902,6 +904,35 @@ static int is_main(const GumboNode *n)
 	       (r = attr(n, "role")) != NULL && has_token(r, "main");
 }
 
+/*
+ * An <a href> met by collect_text() in kept content: its target (resolved,
+ * without fragment, http(s) only) and its anchor text go to t->links.
+ * Links in navigation chrome never get here: collect_text() skips it.
+ */
+static int keep_link(GumboNode *a, int boiler, unsigned fl,
+		     const struct keep *k, struct x_text *t)
+{
+	const char *href = attr(a, "href");
+	struct x_text at;
+	char *url, *anchor;
+	int oom = 0, rc;
+
+	if (href == NULL || t->links->n >= LB_DOC_MAX_LINKS)
+		return 0;
+	url = x_url_resolve(t->base, href, strlen(href), &oom);
+	if (url == NULL)
+		return oom ? -1 : 0;
+	x_text_init(&at, LB_DOC_MAX_ANCHOR, 1);
+	rc = collect_text(a, boiler, fl, k, &at);
+	anchor = at.oom ? NULL : x_text_take(&at);
+	x_text_release(&at);
+	if (rc == 0 && !at.oom)
+		rc = lb_doclinks_add(t->links, url, anchor, NULL);
+	free(url);
+	free(anchor);
+	return rc < 0 || at.oom ? -1 : 0;
+}
+
 /* Text under root, skipping hidden content (and boilerplate if asked). */
 static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 			const struct keep *k, struct x_text *t)
@@ -942,6 +973,9 @@ static int collect_text(GumboNode *root, int boiler, unsigned flags0,
 		}
 		if (classify(c, fl, boiler, k) != 0)
 			continue;
+		if (t->links != NULL && c->v.element.tag == GUMBO_TAG_A &&
+		    keep_link(c, boiler, fl, k, t) < 0)
+			goto out;
 		switch (c->v.element.tag) {
 		case GUMBO_TAG_BR:
 			x_text_break(t);
@@ -2010,12 +2044,18 @@ static int find_base(GumboNode *doc, const char *page_url, struct x_ctx *x)
 
 /* The text of root without hidden content and boilerplate; -1 on out of
  * memory. */
+/* links: where the text's links go (released first), or NULL */
 static int main_text(struct scan *sc, GumboNode *root, unsigned fl,
-		     char **out)
+		     char **out, struct lb_doclinks *links)
 {
 	struct x_text t;
 
 	x_text_init(&t, X_MAX_TEXT, 0);
+	if (links != NULL) {
+		lb_doclinks_release(links);
+		t.links = links;
+		t.base = sc->x->base;
+	}
 	collect_text(root, 1, fl, &sc->keep, &t);
 	*out = t.oom ? NULL : x_text_take(&t);
 	x_text_release(&t);
@@ -2038,7 +2078,8 @@ static int is_under(const GumboNode *n, const GumboNode *root)
  * that unmarked navigation and footers around it are left out. *out is
  * NULL if none does.
  */
-static int h1_block(struct scan *sc, size_t words, char **out)
+static int h1_block(struct scan *sc, size_t words, char **out,
+		    struct lb_doclinks *links)
 {
 	GumboNode *a;
 	char *t;
@@ -2048,7 +2089,7 @@ static int h1_block(struct scan *sc, size_t words, char **out)
 	for (a = sc->h1_node->parent, lvl = 0;
 	     a != NULL && a != sc->body && a->type == GUMBO_NODE_ELEMENT &&
 	     lvl < 12; a = a->parent, lvl++) {
-		if (main_text(sc, a, 0, &t) < 0)
+		if (main_text(sc, a, 0, &t, links) < 0)
 			return -1;
 		if (t != NULL && 2 * x_word_count(t) >= words) {
 			*out = t;
@@ -2144,7 +2185,9 @@ static int body_text(struct scan *sc)
 	struct x_text t;
 	GumboNode *root, *art = NULL;
 	char *s = NULL, *a = NULL;
+	struct lb_doclinks ls = { NULL, 0 }, la = { NULL, 0 };
 	unsigned fl = 0;
+	int rc = -1;
 
 	if (sc->body == NULL)
 		return 0;
@@ -2155,45 +2198,61 @@ static int body_text(struct scan *sc)
 		art = sc->article;
 	if (sc->h1_article != NULL && is_under(sc->h1_article, root))
 		art = sc->h1_article;
-	if (main_text(sc, root, fl, &s) < 0)
-		return -1;
+	if (main_text(sc, root, fl, &s, &ls) < 0)
+		goto out;
 	if (art != NULL && art != root && s != NULL) {
-		if (main_text(sc, art, F_ARTICLE, &a) < 0) {
-			free(s);
-			return -1;
-		}
+		if (main_text(sc, art, F_ARTICLE, &a, &la) < 0)
+			goto out;
 		if (a != NULL && 3 * x_word_count(a) >= x_word_count(s)) {
 			free(s);
 			s = a;
 			root = art;
+			lb_doclinks_release(&ls);
+			ls = la;
+			memset(&la, 0, sizeof(la));
 		} else {
 			free(a);
 		}
 		a = NULL;
 	}
 	if (root == sc->body && sc->h1_node != NULL && s != NULL) {
-		if (h1_block(sc, x_word_count(s), &a) < 0) {
-			free(s);
-			return -1;
-		}
+		if (h1_block(sc, x_word_count(s), &a, &la) < 0)
+			goto out;
 		if (a != NULL) {
 			free(s);
 			s = a;
+			a = NULL;
+			lb_doclinks_release(&ls);
+			ls = la;
+			memset(&la, 0, sizeof(la));
 		}
 	}
 	if (s == NULL) {
-		/* Everything looked like boilerplate: take it all. */
+		/* Everything looked like boilerplate: take it all (its
+		 * links are the navigation's: none kept) */
+		lb_doclinks_release(&ls);
 		x_text_init(&t, X_MAX_TEXT, 0);
 		collect_text(sc->body, 0, 0, NULL, &t);
 		if (t.oom) {
 			x_text_release(&t);
-			return x_oom(sc->x);
+			x_oom(sc->x);
+			goto out;
 		}
 		s = x_text_take(&t);
 		x_text_release(&t);
 	}
 	x_offer_text(sc->x, LB_SRC_BODY, s);
-	return 0;
+	s = NULL;
+	lb_doclinks_release(&sc->x->links);
+	sc->x->links = ls;
+	memset(&ls, 0, sizeof(ls));
+	rc = 0;
+out:
+	free(s);
+	free(a);
+	lb_doclinks_release(&ls);
+	lb_doclinks_release(&la);
+	return rc;
 }
 
 int x_html_scan(const char *utf8, size_t len, const char *page_url,

@@ -93,6 +93,8 @@ void x_text_init(struct x_text *t, size_t cap, int oneline)
 	t->pending = 0;
 	t->full = 0;
 	t->oom = 0;
+	t->links = NULL;
+	t->base = NULL;
 }
 
 void x_text_release(struct x_text *t)

@@ -32,9 +32,9 @@ static void *reader_open(void *arg, struct lb_error *err)
 }
 
 static int reader_get(void *reader, const struct lb_doc *doc, char **text,
-		      struct lb_error *err)
+		      struct lb_doclinks *links, struct lb_error *err)
 {
-	return corpus_reader_text(reader, doc->url, text, err);
+	return corpus_reader_text(reader, doc->url, text, links, err);
 }
 
 static void reader_close(void *reader)

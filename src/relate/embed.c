@@ -345,7 +345,7 @@ int embed_vectors(const struct lb_doc *const *docs, size_t n,
 		const struct rec *r;
 		char *text = NULL;
 
-		if (reader && src->get(reader, docs[i], &text, err) == -1)
+		if (reader && src->get(reader, docs[i], &text, NULL, err) == -1)
 			goto out;
 		input[i] = page_input(docs[i], reader ? text : docs[i]->text,
 				      max);

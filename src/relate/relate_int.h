@@ -36,6 +36,28 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 		 struct csr *out, struct lb_error *err);
 
 /*
+ * linkgraph.c: the site's own links between the docs being related. An index
+ * of the docs' URLs, then the edges of each doc's links that point at
+ * another of the docs (exact URL), with their anchor text.
+ */
+struct link_index;
+struct link_edge {
+	uint32_t src, tgt;
+	char *anchor;		/* or NULL */
+};
+struct link_edges {
+	struct link_edge *v;
+	size_t n, cap;
+};
+int link_index_new(const struct lb_doc *const *docs, size_t n,
+		   struct link_index **out);
+void link_index_free(struct link_index *ix);
+/* Appends the edges of doc src's links l (may be NULL); -1: no memory. */
+int link_edges_add(struct link_edges *e, const struct link_index *ix,
+		   size_t src, const struct lb_doclinks *l);
+void link_edges_release(struct link_edges *e);
+
+/*
  * Splits s into normalised tokens (NFKC, case folded, stop words out,
  * stemmed for lang) and calls fn for each. For tests and the tools.
  */

@@ -441,6 +441,8 @@ struct part {
 	const struct lb_text_source *src;	/* NULL: docs' text */
 	size_t i0, i1;
 	int plain;
+	const struct link_index *ix;	/* NULL: links not used */
+	struct link_edges edges;	/* of docs [i0, i1), in order */
 	struct lb_error err;	/* when src failed */
 	double *len;		/* shared, indexed by doc */
 	struct builder b;	/* doc_start relative to i0 */
@@ -470,6 +472,7 @@ static void *tokenize_range(void *arg)
 		struct tok_ctx t = { .lang = d->language, .stop = !p->plain,
 				     .fn = add_token, .arg = b };
 		char *fetched = NULL;
+		struct lb_doclinks got = { NULL, 0 };
 		size_t k, w;
 
 		r = i - p->i0;
@@ -483,12 +486,18 @@ static void *tokenize_range(void *arg)
 			tokenize(d->url_path, &t);
 		}
 		b->field_w = 1.0f;
-		if (reader && p->src->get(reader, d, &fetched, &p->err) < 0) {
+		if (reader && p->src->get(reader, d, &fetched,
+					  p->ix ? &got : NULL, &p->err) < 0) {
+			lb_doclinks_release(&got);
 			b->failed = 2;
 			break;
 		}
 		tokenize(reader ? fetched : d->text, &t);
 		free(fetched);
+		if (p->ix && link_edges_add(&p->edges, p->ix, i,
+					    reader ? &got : &d->links) < 0)
+			b->failed = 1;
+		lb_doclinks_release(&got);
 		if (b->failed)
 			break;
 		/* merge duplicates of this doc (weights are small sums of
@@ -763,6 +772,170 @@ out:
 	return rc;
 }
 
+/*
+ * The site's own links as terms (docs/relate.md, "links"): the anchor
+ * text of every link to a page is a field of that page (weight W_ANCHOR,
+ * stemmed in the target's language), and the link graph gives each page
+ * one pseudo-term per neighbour (weight W_LINK): a page linking to t and
+ * t itself share t's term, two pages linking to one page share its term
+ * (they are cited together), two pages linked from one page share that
+ * page's. The pseudo-terms ("\x01" and the page index: no token holds a
+ * control character) go through the same idf, the same 75 % cut (a page
+ * every page links to counts for nothing) and the same LSA as words.
+ * Only links inside the main content reach here (extract/).
+ */
+#define W_ANCHOR 1.0f	/* an anchor's words count as the text's */
+#define W_LINK 8.0f	/* a neighbour's term: tf 8, 1 + ln 8 = 3.1 */
+
+struct xent {
+	uint32_t doc, id;
+	float w;
+};
+
+struct xadd {
+	struct vocab *voc;
+	struct xent *v;
+	size_t n, cap;
+	uint32_t doc;
+	float w;
+	int failed;
+};
+
+static void xadd_term(const char *tok, size_t len, void *arg)
+{
+	struct xadd *x = arg;
+	long id;
+
+	if (x->failed)
+		return;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 4096;
+		struct xent *v = realloc(x->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			x->failed = 1;
+			return;
+		}
+		x->v = v;
+		x->cap = cap;
+	}
+	if ((id = vocab_id(x->voc, tok, len)) < 0) {
+		x->failed = 1;
+		return;
+	}
+	x->v[x->n++] = (struct xent){ x->doc, (uint32_t)id, x->w };
+}
+
+static void xadd_node(struct xadd *x, uint32_t doc, uint32_t node)
+{
+	char s[16];
+	int len = snprintf(s, sizeof(s), "\x01%u", (unsigned)node);
+
+	x->doc = doc;
+	x->w = W_LINK;
+	xadd_term(s, (size_t)len, x);
+}
+
+static int xent_cmp(const void *a, const void *b)
+{
+	const struct xent *x = a, *y = b;
+
+	if (x->doc != y->doc)
+		return x->doc < y->doc ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int add_link_terms(struct builder *b, size_t n, double *len,
+			  const struct lb_doc *const *docs,
+			  const struct part *part, int nt)
+{
+	struct xadd x = { .voc = &b->voc };
+	struct stemmers sm = { .n = 0 };
+	unsigned char *linked = calloc(n + 1, 1);
+	struct entry *ne = NULL;
+	size_t i, k, at = 0, q;
+	int t, rc = -1;
+
+	if (linked == NULL)
+		goto out;
+	for (t = 0; t < nt; t++)
+		for (i = 0; i < part[t].edges.n; i++) {
+			const struct link_edge *e = &part[t].edges.v[i];
+			const char *lang = docs[e->tgt]->language;
+			struct tok_ctx tc = { .lang = lang, .stop = 1,
+					      .fn = xadd_term, .arg = &x };
+
+			tc.stem = stemmer_get(&sm, lang);
+			x.doc = e->tgt;
+			x.w = W_ANCHOR;
+			tokenize(e->anchor, &tc);
+			xadd_node(&x, e->src, e->tgt);
+			xadd_node(&x, e->tgt, e->src);
+			linked[e->src] = linked[e->tgt] = 1;
+		}
+	for (i = 0; i < n; i++)
+		if (linked[i])
+			xadd_node(&x, (uint32_t)i, (uint32_t)i);
+	if (x.failed)
+		goto out;
+	if (x.n == 0) {
+		rc = 0;
+		goto out;
+	}
+	qsort(x.v, x.n, sizeof(*x.v), xent_cmp);
+	for (i = 1, q = 0; i < x.n; i++)	/* one entry a (doc, term) */
+		if (x.v[i].doc == x.v[q].doc && x.v[i].id == x.v[q].id)
+			x.v[q].w += x.v[i].w;
+		else
+			x.v[++q] = x.v[i];
+	x.n = q + 1;
+	/* merge each doc's entries (sorted by id) with its new ones; an
+	 * entry a template block took to zero (df already lowered) counts
+	 * as absent */
+	if ((ne = malloc((b->n + x.n + 1) * sizeof(*ne))) == NULL)
+		goto out;
+	for (i = 0, q = 0; i < n; i++) {
+		size_t end = b->doc_start[i + 1];
+
+		k = b->doc_start[i];
+		b->doc_start[i] = at;
+		while (k < end || (q < x.n && x.v[q].doc == i)) {
+			int has_x = q < x.n && x.v[q].doc == i;
+
+			if (k < end && (!has_x || b->e[k].id < x.v[q].id)) {
+				ne[at++] = b->e[k++];
+				continue;
+			}
+			ne[at] = (struct entry){ x.v[q].id, x.v[q].w };
+			if (k < end && b->e[k].id == x.v[q].id) {
+				if (b->e[k].w > 0)
+					ne[at].w += b->e[k].w;
+				else
+					b->voc.df[x.v[q].id]++;
+				k++;
+			} else {
+				b->voc.df[x.v[q].id]++;
+			}
+			len[i] += x.v[q].w;
+			at++;
+			q++;
+		}
+	}
+	b->doc_start[n] = at;
+	free(b->e);
+	b->e = ne;
+	b->n = at;
+	b->cap = b->n + x.n + 1;
+	ne = NULL;
+	rc = 0;
+out:
+	stemmers_release(&sm);
+	free(x.v);
+	free(ne);
+	free(linked);
+	return rc;
+}
+
 int text_vectors(const struct lb_doc *const *docs, size_t n,
 		 const struct lb_text_source *src, int plain, int nt,
 		 struct csr *out, struct lb_error *err)
@@ -771,6 +944,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 	double *len = NULL;
 	unsigned char *keep = NULL;
 	struct part *part = NULL;
+	struct link_index *ix = NULL;
 	size_t i, j, nnz = 0;
 	int rc = -1, t;
 
@@ -790,7 +964,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 	if (nt > 8)
 		nt = 8;
 	part = calloc((size_t)nt, sizeof(*part));
-	if (part == NULL)
+	if (part == NULL || (!plain && link_index_new(docs, n, &ix) < 0))
 		goto nomem;
 	for (t = 0; t < nt; t++) {
 		part[t].docs = docs;
@@ -798,6 +972,7 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 		part[t].i0 = n * (size_t)t / (size_t)nt;
 		part[t].i1 = n * (size_t)(t + 1) / (size_t)nt;
 		part[t].plain = plain;
+		part[t].ix = ix;
 		part[t].len = len;
 	}
 	for (t = 1; t < nt; t++)
@@ -831,6 +1006,10 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 
 	/* text repeated by a template: out, as if the pages had not it */
 	if (!plain && remove_blocks(&b, n, len) == -1)
+		goto nomem;
+
+	/* the site's links: anchor text and link-graph terms */
+	if (!plain && add_link_terms(&b, n, len, docs, part, nt) == -1)
 		goto nomem;
 
 	/* the vocabulary cap: the VOCAB_MAX terms of highest df (ties: first
@@ -896,10 +1075,12 @@ out:
 	if (part)
 		for (t = 0; t < nt; t++) {
 			vocab_release(&part[t].b.voc);
+			link_edges_release(&part[t].edges);
 			free(part[t].b.e);
 			free(part[t].b.doc_start);
 		}
 	free(part);
+	link_index_free(ix);
 	vocab_release(&b.voc);
 	free(b.e);
 	free(b.doc_start);

@@ -61,6 +61,10 @@ static void put(struct lb_corpus *c, const char *url, const char *final,
 	doc.text = malloc(strlen(title) + sizeof("text of "));
 	strcpy(doc.text, "text of ");
 	strcat(doc.text, title);
+	lb_error_init(&err);
+	if (strcmp(title, "B") == 0 &&	/* B links to A */
+	    lb_doclinks_add(&doc.links, "http://h/a", "see A", &err) < 0)
+		fail_msg("%s", err.msg);
 	memset(&meta, 0, sizeof(meta));
 	meta.url = url;
 	meta.final_url = final;
@@ -127,7 +131,7 @@ static char *reader_text(struct lb_corpus_reader *r, const char *url)
 	char *text = NULL;
 
 	lb_error_init(&err);
-	if (corpus_reader_text(r, url, &text, &err) < 0)
+	if (corpus_reader_text(r, url, &text, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	return text;
 }
@@ -154,6 +158,22 @@ static void test_reader_text(void **state)
 	t = reader_text(r, "http://h/b");
 	assert_string_equal(t, "text of B");
 	free(t);
+	/* the links are kept with the text (a page without: none) */
+	{
+		struct lb_doclinks l = { NULL, 0 };
+
+		assert_int_equal(corpus_reader_text(r, "http://h/b", &t, &l,
+						    &err), 0);
+		free(t);
+		assert_int_equal(l.n, 1);
+		assert_string_equal(l.v[0].url, "http://h/a");
+		assert_string_equal(l.v[0].anchor, "see A");
+		lb_doclinks_release(&l);
+		assert_int_equal(corpus_reader_text(r, "http://h/a", &t, &l,
+						    &err), 0);
+		free(t);
+		assert_int_equal(l.n, 0);
+	}
 	assert_null(reader_text(r, "http://h/none"));
 	assert_null(reader_text(r, "http://h/a-amp"));	/* not a canonical */
 	/* the owner writes on; the reader sees the committed state */

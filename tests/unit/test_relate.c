@@ -411,6 +411,15 @@ static void test_text_threads(void **state)
 		docs[i].text = strdup(buf);
 		docs[i].title = strdup(w[i % 15]);
 		docs[i].language = strdup(i % 3 ? "en" : "de");
+		snprintf(buf, sizeof(buf), "https://t.test/%zu", i);
+		docs[i].url = strdup(buf);
+		/* links (anchor text, link terms) are merged in page order */
+		for (k = 0; k < 3; k++) {
+			snprintf(buf, sizeof(buf), "https://t.test/%zu",
+				 (i * 7 + k * 31 + 1) % N);
+			assert_int_equal(lb_doclinks_add(&docs[i].links, buf,
+						 w[(i + k) % 15], &err), 0);
+		}
 		p[i] = &docs[i];
 	}
 	for (plain = 0; plain <= 1; plain++)
@@ -563,7 +572,7 @@ static void *fake_open(void *arg, struct lb_error *err)
 }
 
 static int fake_get(void *reader, const struct lb_doc *doc, char **text,
-		    struct lb_error *err)
+		    struct lb_doclinks *links, struct lb_error *err)
 {
 	struct fake_source *f = reader;
 	int at;
@@ -576,10 +585,18 @@ static int fake_get(void *reader, const struct lb_doc *doc, char **text,
 		return lb_error_set(err, LB_ESTATE, "fake: cannot read %s",
 				    doc->url);
 	*text = NULL;
-	for (i = 0; i < f->n; i++)
-		if (strcmp(f->full[i].url, doc->url) == 0)
-			*text = f->full[i].text ? strdup(f->full[i].text) :
-						  NULL;
+	for (i = 0; i < f->n; i++) {
+		size_t k;
+
+		if (strcmp(f->full[i].url, doc->url) != 0)
+			continue;
+		*text = f->full[i].text ? strdup(f->full[i].text) : NULL;
+		for (k = 0; links != NULL && k < f->full[i].links.n; k++)
+			if (lb_doclinks_add(links, f->full[i].links.v[k].url,
+					    f->full[i].links.v[k].anchor,
+					    err) < 0)
+				return -1;
+	}
 	return 0;
 }
 
@@ -608,12 +625,17 @@ static void test_text_source(void **state)
 	int meth;
 
 	(void)state;
+	lb_error_init(&err);
 	pthread_mutex_init(&f.mu, NULL);
 	for (i = 0; i < N; i++) {
 		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
 		make_doc(&bare[i], (int)(i % 3), (int)i, "en");
 		free(bare[i].text);
 		bare[i].text = NULL;
+		if (i >= 3)	/* links come with the text, from the reader */
+			assert_int_equal(lb_doclinks_add(&docs[i].links,
+							 docs[i - 3].url,
+							 "story", &err), 0);
 		p[i] = &docs[i];
 		q[i] = &bare[i];
 	}
@@ -659,6 +681,83 @@ static void test_text_source(void **state)
 		lb_doc_release(&bare[i]);
 	}
 	pthread_mutex_destroy(&f.mu);
+}
+
+/*
+ * The site's links: a page whose text says nothing of any topic is
+ * related to the topic whose pages link to it (anchor text and link
+ * terms); links to unknown URLs, to other sites and to the page itself
+ * change nothing.
+ */
+static void test_candidates_links(void **state)
+{
+	enum { N = 31, M = 5 };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct lb_relate_input in = { 0 };
+	struct lb_relate_opts o = { .m = M };
+	struct lb_candidates c, c2;
+	struct lb_error err;
+	size_t i, j, on_topic;
+	int with;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N - 1; i++) {
+		make_doc(&docs[i], (int)(i % 3), (int)i, "en");
+		p[i] = &docs[i];
+	}
+	lb_doc_init(&docs[N - 1]);
+	docs[N - 1].title = strdup("Notes");
+	docs[N - 1].text = strdup("Notes on the story: a variation, a number.");
+	docs[N - 1].url = strdup("https://x.test/en/notes/");
+	docs[N - 1].language = strdup("en");
+	p[N - 1] = &docs[N - 1];
+	in.src = in.tgt = p;
+	in.n_src = in.n_tgt = N;
+	for (with = 0; with <= 2; with++) {
+		if (with >= 1)	/* the guitar pages link to the notes */
+			for (i = 2; i < N - 1; i += 3)
+				assert_int_equal(lb_doclinks_add(
+					&docs[i].links, docs[N - 1].url,
+					"guitar chords notes", &err), 0);
+		if (with == 2)	/* and to nowhere, elsewhere, themselves */
+			for (i = 0; i < N; i++) {
+				lb_doclinks_add(&docs[i].links,
+						"https://x.test/en/gone/", "cat",
+						&err);
+				lb_doclinks_add(&docs[i].links,
+						"https://other.test/", "database",
+						&err);
+				lb_doclinks_add(&docs[i].links, docs[i].url,
+						"database", &err);
+			}
+		assert_int_equal(relate_candidates(&in, &o,
+						   with == 2 ? &c2 : &c, &err),
+				 0);
+		if (with == 1)
+			continue;
+		for (j = 0, on_topic = 0; j < M; j++)
+			on_topic += c.target[(N - 1) * M + j] % 3 == 2;
+		if (with == 0) {
+			/* no word of the notes says guitar */
+			assert_true(on_topic < M);
+			lb_candidates_release(&c);
+		}
+	}
+	assert_int_equal(on_topic, M);
+	/* the links that lead nowhere changed nothing */
+	assert_memory_equal(c.target, c2.target, N * M * 4);
+	assert_memory_equal(c.score, c2.score, N * M * 4);
+	/* every page keeps its own topic */
+	for (i = 0; i < N - 1; i++)
+		for (j = 0; j < M; j++)
+			if (c.target[i * M + j] != N - 1)
+				assert_int_equal(c.target[i * M + j] % 3, i % 3);
+	lb_candidates_release(&c);
+	lb_candidates_release(&c2);
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
 }
 
 /* Cross set with self links, multi-language grouping, shard rows. */
@@ -1206,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_candidates_language_alone),
 		cmocka_unit_test(test_candidates_blocks),
 		cmocka_unit_test(test_candidates_edges),
+		cmocka_unit_test(test_candidates_links),
 		cmocka_unit_test(test_text_source),
 		cmocka_unit_test(test_extend),
 	};
