@@ -1029,6 +1029,7 @@ struct scan {
 	int micro_authors;	/* itemprop=author looked at */
 	int bylines;		/* byline elements and <dt>s looked at */
 	struct x_text micro[2];	/* itemprop=articleBody, itemprop=text */
+	struct lb_doclinks micro_links[2];	/* their links */
 	/* held back: Twitter cards rank below Open Graph */
 	const char *tw_title, *tw_desc, *tw_image;
 	const char *og_secure;	/* og:image:secure_url */
@@ -2280,6 +2281,10 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	}
 	if (find_base(out->document, page_url, x) < 0)
 		goto out;
+	for (k = 0; k < 2; k++) {
+		sc.micro[k].links = &sc.micro_links[k];
+		sc.micro[k].base = x->base;
+	}
 	if (find_keep(&sc, out->document) < 0) {
 		x_oom(x);
 		goto out;
@@ -2344,11 +2349,21 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	free(s);
 	/* articleBody, else text */
 	for (k = 0; k < 2; k++) {
+		char *mt;
+
 		if (sc.micro[k].oom) {
 			x_oom(x);
 			goto out;
 		}
-		x_offer_text(x, LB_SRC_BODY, x_text_take(&sc.micro[k]));
+		mt = x_text_take(&sc.micro[k]);
+		if (mt != NULL && x->text[LB_SRC_BODY] == NULL) {
+			/* the text taken: its links are the page's */
+			lb_doclinks_release(&x->links);
+			x->links = sc.micro_links[k];
+			memset(&sc.micro_links[k], 0,
+			       sizeof(sc.micro_links[k]));
+		}
+		x_offer_text(x, LB_SRC_BODY, mt);
 	}
 	if (x->text[LB_SRC_JSONLD] == NULL && x->text[LB_SRC_BODY] == NULL &&
 	    body_text(&sc) < 0)
@@ -2358,6 +2373,8 @@ out:
 	free(place);
 	x_text_release(&sc.micro[0]);
 	x_text_release(&sc.micro[1]);
+	lb_doclinks_release(&sc.micro_links[0]);
+	lb_doclinks_release(&sc.micro_links[1]);
 	x_jsonld_free(sc.jsonld);
 	free(sc.keep.v);
 	if (out != NULL)
