@@ -61,6 +61,7 @@
 #ifndef VOCAB_MAX
 #define VOCAB_MAX 131072	/* terms kept (LSA memory is terms x 266) */
 #endif
+#define LINK_TERMS_MAX 32768	/* link terms kept, beside the words */
 
 void csr_release(struct csr *x)
 {
@@ -391,39 +392,60 @@ static void add_token(const char *tok, size_t len, void *arg)
 	b->n++;
 }
 
-/* keep[id] = 1 for the terms to use: df >= 2, at most VOCAB_MAX of them. */
+/*
+ * keep[id] = 1 for the terms to use: df >= 2, the VOCAB_MAX words of
+ * highest df and, apart, the LINK_TERMS_MAX link terms of highest df
+ * (add_link_terms(): a million pages would give a million of them, which
+ * would push words out of the cap), ties to the lower id.
+ */
 static int vocab_keep(const struct vocab *v, size_t n, unsigned char **out)
 {
-	size_t *hist = calloc(n + 2, sizeof(*hist)), i, total = 0, cut = 2;
-	size_t at_cut = 0;
+	size_t *hist = calloc(n + 2, sizeof(*hist)), i, total, cut;
+	size_t at_cut, budget;
 	unsigned char *keep = calloc(v->n + 1, 1);
+	unsigned char *cls = calloc(v->n + 1, 1);
+	int c;
 
-	if (hist == NULL || keep == NULL) {
+	if (hist == NULL || keep == NULL || cls == NULL) {
 		free(hist);
 		free(keep);
+		free(cls);
 		return -1;
 	}
-	for (i = 0; i < v->n; i++)
-		hist[v->df[i] <= n ? v->df[i] : n]++;
-	/* the lowest df that still fits, counting from the top */
-	for (cut = n; cut >= 2; cut--) {
-		if (total + hist[cut] > VOCAB_MAX)
-			break;
-		total += hist[cut];
-	}
-	if (cut < 2)
-		cut = 1;	/* everything with df >= 2 fits */
-	else
-		at_cut = VOCAB_MAX - total;	/* room left at df == cut */
-	for (i = 0; i < v->n; i++) {
-		if (v->df[i] > cut && v->df[i] >= 2)
-			keep[i] = 1;
-		else if (v->df[i] == cut && cut >= 2 && at_cut) {
-			keep[i] = 1;
-			at_cut--;
+	for (i = 0; i < v->cap; i++)
+		if (v->slot[i].s != NULL && v->slot[i].s[0] == '\x01')
+			cls[v->slot[i].id] = 1;
+	for (c = 0; c < 2; c++) {
+		budget = c == 0 ? VOCAB_MAX : LINK_TERMS_MAX;
+		memset(hist, 0, (n + 2) * sizeof(*hist));
+		for (i = 0; i < v->n; i++)
+			if (cls[i] == c)
+				hist[v->df[i] <= n ? v->df[i] : n]++;
+		/* the lowest df that still fits, counting from the top */
+		total = 0;
+		at_cut = 0;
+		for (cut = n; cut >= 2; cut--) {
+			if (total + hist[cut] > budget)
+				break;
+			total += hist[cut];
+		}
+		if (cut < 2)
+			cut = 1;	/* everything with df >= 2 fits */
+		else
+			at_cut = budget - total;	/* room left at cut */
+		for (i = 0; i < v->n; i++) {
+			if (cls[i] != c)
+				continue;
+			if (v->df[i] > cut && v->df[i] >= 2)
+				keep[i] = 1;
+			else if (v->df[i] == cut && cut >= 2 && at_cut) {
+				keep[i] = 1;
+				at_cut--;
+			}
 		}
 	}
 	free(hist);
+	free(cls);
 	*out = keep;
 	return 0;
 }
