@@ -124,7 +124,8 @@ void lb_doclinks_release(struct lb_doclinks *l);
  * The doc as a JSON object string (every field; lists as arrays; absent
  * fields omitted; with_text: also "text" and "links", an array of
  * {"url", "anchor"} objects), and back (a stored doc without "links",
- * from before links were kept, reads as a doc without links). Used by the corpus to store docs and by
+ * from before links were kept, reads as a doc without links). Used by
+ * the corpus to store docs and by
  * inspect. Caller frees the string / releases the doc.
  */
 char *lb_doc_to_json(const struct lb_doc *doc, int with_text,

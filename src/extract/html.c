@@ -2044,8 +2044,7 @@ static int find_base(GumboNode *doc, const char *page_url, struct x_ctx *x)
 }
 
 /* The text of root without hidden content and boilerplate; -1 on out of
- * memory. */
-/* links: where the text's links go (released first), or NULL */
+ * memory. links: where the text's links go (released first), or NULL. */
 static int main_text(struct scan *sc, GumboNode *root, unsigned fl,
 		     char **out, struct lb_doclinks *links)
 {
