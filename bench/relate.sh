@@ -2,9 +2,11 @@
 # relate benchmarks (make bench runs every bench/*.sh).
 #
 # Quality: precision@8 on labelled corpora built from real documentation
-# (bench/relate-corpus.py). Six whole sites (issue 20: a tuning half and a
-# report half, bench/RESULTS.md), ours published (after the assignment,
-# L = 8, every page >= 8 in) and unconstrained, beside the peers a user
+# (bench/relate-corpus.py). Twelve whole sites (issue 20: a tuning half
+# and three report halves, bench/RESULTS.md; a built site corpus is
+# reused: delete build/bench/site-*.tsv after an extractor change), ours
+# published (after the assignment, L = 8, every page >= 8 in) and
+# unconstrained, beside the peers a user
 # would pick on the same extracted text (bench/relate_peers.py:
 # scikit-learn's standard TF-IDF, TruncatedSVD 128 and 256 on it, Xapian's
 # "more like this"), with the ratio to the best peer; then the older small
