@@ -20,6 +20,7 @@
 #include "linkbot/publish.h"
 #include "linkbot/relate.h"
 #include "linkbot/render.h"
+#include "linkbot/wait.h"
 #include "internal.h"
 #include "sched.h"
 
@@ -688,17 +689,43 @@ static void night_count(struct night *nt, const struct lb_run_stats *st)
 /*
  * A client's builds and publishes take a slot of the night's (they use
  * the CPU): from its first build or publish stage to the end of its last.
+ * For the length of a wait for the disk or the network (a sync of the
+ * store or of a state file, the S3 queue: wait.h) the slot goes back, so
+ * that another client's build uses the CPU meanwhile, and is taken again
+ * after it.
  */
-static void build_slot(struct night *nt, int *held, int want)
+struct slot {
+	struct night *nt;
+	int held;
+};
+
+static void slot_take(struct night *nt)
 {
-	if (nt->jobs <= 1 || *held == want)
+	while (sem_wait(&nt->builds) < 0)
+		;	/* EINTR */
+}
+
+static void build_slot(struct slot *s, int want)
+{
+	if (s->nt->jobs <= 1 || s->held == want)
 		return;
 	if (want)
-		while (sem_wait(&nt->builds) < 0)
-			;	/* EINTR */
+		slot_take(s->nt);
 	else
-		sem_post(&nt->builds);
-	*held = want;
+		sem_post(&s->nt->builds);
+	s->held = want;
+}
+
+static void slot_wait(void *arg, int waiting)
+{
+	struct slot *s = arg;
+
+	if (!s->held)
+		return;
+	if (waiting)
+		sem_post(&s->nt->builds);
+	else
+		slot_take(s->nt);
 }
 
 /* One client's night: its stages in order (sched_fn). */
@@ -711,8 +738,9 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 	struct lb_run_stats st;
 	struct lb_store *own_store = NULL, *own_ss = NULL, *ss;
 	struct client_run r;
+	struct slot building = { nt, 0 };
 	size_t s;
-	int rc = -1, building = 0;
+	int rc = -1;
 
 	memset(&r, 0, sizeof(r));
 	memset(&st, 0, sizeof(st));
@@ -727,6 +755,7 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		own_opts.progress = 0;
 		opts = &own_opts;
 		log_client(r.cl->id);
+		lb_wait_hook(slot_wait, &building);
 		if ((nt->store != NULL &&
 		     store_open(cfg, opts->store ? opts->store : cfg->store,
 				&own_store, err) < 0) ||
@@ -755,7 +784,7 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		if (!(nt->which & stages[s].bit) ||
 		    (stages[s].bit == LB_STAGE_HUBSPOT && !uses_hubspot(r.cl)))
 			continue;
-		build_slot(nt, &building, (stages[s].bit & (LB_STAGE_BUILD |
+		build_slot(&building, (stages[s].bit & (LB_STAGE_BUILD |
 						LB_STAGE_PUBLISH)) != 0);
 		log_stage(stages[s].name);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -769,11 +798,11 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		if (rc < 0)
 			goto fail;
 	}
-	build_slot(nt, &building, 0);
+	build_slot(&building, 0);
 	count_client(&r);
 	rc = 0;
 fail:
-	build_slot(nt, &building, 0);
+	build_slot(&building, 0);
 	finish_report(&r, nt->which);
 	if (r.pages_loaded)
 		pages_release(&r.pages);
@@ -782,6 +811,7 @@ out:
 	night_count(nt, &st);
 	store_free(own_store);
 	store_free(own_ss);
+	lb_wait_hook(NULL, NULL);
 	log_stage("linkbot");
 	return rc;
 }
