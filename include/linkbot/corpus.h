@@ -183,7 +183,8 @@ long corpus_count(struct lb_corpus *c);
 /*
  * A read-only connection of its own to c's file, for a thread that reads
  * page texts while c stays with its owner (relate streams the texts of a
- * million pages rather than keep them all in memory).
+ * million pages rather than keep them all in memory). It reads what the
+ * owner committed (corpus_commit(); the crawl commits when it ends).
  */
 struct lb_corpus_reader;
 int corpus_reader_open(const struct lb_corpus *c,

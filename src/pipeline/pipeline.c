@@ -621,6 +621,49 @@ static int state_after(struct client_run *r, struct lb_store *ss,
 }
 
 /*
+ * The night's CPU slots (builds and publishes at once). A client that
+ * gave its slot back for a wait (wait.h) takes one again before any
+ * client starts its build: started work ends first, so the answers of
+ * the first clients go out early and the clients in their build or
+ * publish, and their memory, stay about `builds`.
+ */
+struct cpu_slots {
+	pthread_mutex_t mu;
+	pthread_cond_t start, resume;
+	unsigned free;
+	unsigned resuming;	/* waiting to take one back */
+};
+
+/* Wakes the next waiter a free slot is for (under mu). */
+static void slots_pass(struct cpu_slots *c)
+{
+	if (c->free > 0)
+		pthread_cond_signal(c->resuming > 0 ? &c->resume : &c->start);
+}
+
+static void slots_take(struct cpu_slots *c, int resume)
+{
+	pthread_mutex_lock(&c->mu);
+	if (resume)
+		c->resuming++;
+	while (c->free == 0 || (!resume && c->resuming > 0))
+		pthread_cond_wait(resume ? &c->resume : &c->start, &c->mu);
+	if (resume)
+		c->resuming--;
+	c->free--;
+	slots_pass(c);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void slots_give(struct cpu_slots *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->free++;
+	slots_pass(c);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/*
  * The night: what every client's run shares. With jobs > 1 the clients
  * run at once (sched.c), each with its own store handles, stats and
  * report; they share the caps (transfers in flight, builds at once) and
@@ -641,7 +684,7 @@ struct night {
 	struct lb_run_stats *stats;
 	pthread_mutex_t mu;
 	sem_t conns;			/* transfers in flight */
-	sem_t builds;			/* builds and publishes at once */
+	struct cpu_slots builds;	/* builds and publishes at once */
 	pthread_mutex_t hubspot;	/* one sync at a time: clients may
 					   share a HubSpot account's limits */
 };
@@ -699,20 +742,14 @@ struct slot {
 	int held;
 };
 
-static void slot_take(struct night *nt)
-{
-	while (sem_wait(&nt->builds) < 0)
-		;	/* EINTR */
-}
-
 static void build_slot(struct slot *s, int want)
 {
 	if (s->nt->jobs <= 1 || s->held == want)
 		return;
 	if (want)
-		slot_take(s->nt);
+		slots_take(&s->nt->builds, 0);
 	else
-		sem_post(&s->nt->builds);
+		slots_give(&s->nt->builds);
 	s->held = want;
 }
 
@@ -723,9 +760,9 @@ static void slot_wait(void *arg, int waiting)
 	if (!s->held)
 		return;
 	if (waiting)
-		sem_post(&s->nt->builds);
+		slots_give(&s->nt->builds);
 	else
-		slot_take(s->nt);
+		slots_take(&s->nt->builds, 1);
 }
 
 /* One client's night: its stages in order (sched_fn). */
@@ -922,7 +959,10 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		pthread_mutex_init(&nt.mu, NULL);
 		pthread_mutex_init(&nt.hubspot, NULL);
 		sem_init(&nt.conns, 0, conns);
-		sem_init(&nt.builds, 0, builds);
+		pthread_mutex_init(&nt.builds.mu, NULL);
+		pthread_cond_init(&nt.builds.start, NULL);
+		pthread_cond_init(&nt.builds.resume, NULL);
+		nt.builds.free = builds;
 		sems = 1;
 		log_info("%zu clients, %u at once (%u builds, %u transfers in "
 			 "flight at most)", nt.n, nt.jobs, builds, conns);
@@ -933,7 +973,9 @@ out:
 	log_stage("linkbot");
 	if (sems) {
 		sem_destroy(&nt.conns);
-		sem_destroy(&nt.builds);
+		pthread_cond_destroy(&nt.builds.start);
+		pthread_cond_destroy(&nt.builds.resume);
+		pthread_mutex_destroy(&nt.builds.mu);
 		pthread_mutex_destroy(&nt.mu);
 		pthread_mutex_destroy(&nt.hubspot);
 	}
