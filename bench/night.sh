@@ -14,6 +14,7 @@
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
+# NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -81,6 +82,7 @@ ncpu0=$(nginx_cpu)
 ( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
 loadpid=$!
 read wall cpu rss < <(run "$WORK/night" --jobs "$JOBS")
+[ -z "${NIGHT_LOG:-}" ] || cp "$WORK/night/run.log" "$NIGHT_LOG"
 kill "$loadpid" 2>/dev/null || true
 wait "$loadpid" 2>/dev/null || true
 ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
