@@ -790,6 +790,7 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		/* no progress bars at once; store handles are not shared */
 		own_opts = *opts;
 		own_opts.progress = 0;
+		own_opts.small_threads = 1;	/* build.c */
 		opts = &own_opts;
 		log_client(r.cl->id);
 		lb_wait_hook(slot_wait, &building);
