@@ -319,27 +319,33 @@ static uint64_t hash(const char *s, size_t len)
 	return h;
 }
 
-static int vocab_grow(struct vocab *v)
+/* Doubles an open-addressing table of terms (first size: first). */
+static int terms_grow(struct term **slots, size_t *capp, size_t first)
 {
-	size_t cap = v->cap ? v->cap * 2 : 4096, i;
-	struct term *slot = calloc(cap, sizeof(*slot));
+	size_t cap = *capp ? *capp * 2 : first, i;
+	struct term *slot = calloc(cap, sizeof(*slot)), *old = *slots;
 
 	if (slot == NULL)
 		return -1;
-	for (i = 0; i < v->cap; i++) {
+	for (i = 0; i < *capp; i++) {
 		size_t j;
 
-		if (v->slot[i].s == NULL)
+		if (old[i].s == NULL)
 			continue;
-		j = hash(v->slot[i].s, v->slot[i].len) & (cap - 1);
+		j = hash(old[i].s, old[i].len) & (cap - 1);
 		while (slot[j].s)
 			j = (j + 1) & (cap - 1);
-		slot[j] = v->slot[i];
+		slot[j] = old[i];
 	}
-	free(v->slot);
-	v->slot = slot;
-	v->cap = cap;
+	free(old);
+	*slots = slot;
+	*capp = cap;
 	return 0;
+}
+
+static int vocab_grow(struct vocab *v)
+{
+	return terms_grow(&v->slot, &v->cap, 4096);
 }
 
 /* Id of the term, added when new; -1 on no memory. */
@@ -460,14 +466,9 @@ static void add_token(const char *tok, size_t len, void *arg)
 #define WC_DROP UINT32_MAX
 #define WC_MAX ((size_t)1 << 20)
 
-struct wc_ent {
-	char *s;		/* NULL: empty slot */
-	uint32_t len, id;	/* id WC_DROP: a stop word */
-};
-
 struct wcache {
 	char lang[LANG_MAX];	/* the doc's language as given ("" none) */
-	struct wc_ent *slot;
+	struct term *slot;	/* word -> term id, WC_DROP: a stop word */
 	size_t cap, n;		/* cap a power of two */
 };
 
@@ -508,25 +509,7 @@ static void wc_release(struct wcaches *w)
 
 static int wc_grow(struct wcache *c)
 {
-	size_t cap = c->cap ? c->cap * 2 : 1024, i;
-	struct wc_ent *slot = calloc(cap, sizeof(*slot));
-
-	if (slot == NULL)
-		return -1;
-	for (i = 0; i < c->cap; i++) {
-		size_t j;
-
-		if (c->slot[i].s == NULL)
-			continue;
-		j = hash(c->slot[i].s, c->slot[i].len) & (cap - 1);
-		while (slot[j].s)
-			j = (j + 1) & (cap - 1);
-		slot[j] = c->slot[i];
-	}
-	free(c->slot);
-	c->slot = slot;
-	c->cap = cap;
-	return 0;
+	return terms_grow(&c->slot, &c->cap, 1024);
 }
 
 /*
