@@ -14,7 +14,8 @@
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
-# NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there.
+# NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
+# (and nginx's hosts.log in FILE.hosts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -82,7 +83,10 @@ ncpu0=$(nginx_cpu)
 ( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
 loadpid=$!
 read wall cpu rss < <(run "$WORK/night" --jobs "$JOBS")
-[ -z "${NIGHT_LOG:-}" ] || cp "$WORK/night/run.log" "$NIGHT_LOG"
+if [ -n "${NIGHT_LOG:-}" ]; then
+	cp "$WORK/night/run.log" "$NIGHT_LOG"
+	cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
+fi
 kill "$loadpid" 2>/dev/null || true
 wait "$loadpid" 2>/dev/null || true
 ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
