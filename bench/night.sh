@@ -14,6 +14,8 @@
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
+# NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
+# (and nginx's hosts.log in FILE.hosts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -57,8 +59,39 @@ ORIGIN_CONNECTIONS=$((SITES * 2 + 256)) origin_start "$WORK/sites/htdocs" \
 	"$WORK/sites/site.conf"
 echo "   $SITES sites generated and served in $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
 
+# nginx_cpu: CPU seconds (user + sys) of the origin's nginx so far
+nginx_cpu() {
+	local pids
+	pids="$(cat "$ORIGIN_WORK/master.pid") $(pgrep -P "$(cat "$ORIGIN_WORK/master.pid")" | tr '\n' ' ')"
+	python3 - $pids <<'PY'
+import os, sys
+hz = os.sysconf("SC_CLK_TCK")
+t = 0
+for pid in sys.argv[1:]:
+    try:
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        t += int(f[11]) + int(f[12])
+    except OSError:
+        pass
+print(f"{t / hz:.2f}")
+PY
+}
+
 config "$WORK/night" "$WORK/sites/clients.yaml"
+ncpu0=$(nginx_cpu)
+# the load average during the run, sampled every 2 s (its highest)
+( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
+loadpid=$!
 read wall cpu rss < <(run "$WORK/night" --jobs "$JOBS")
+if [ -n "${NIGHT_LOG:-}" ]; then
+	cp "$WORK/night/run.log" "$NIGHT_LOG"
+	cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
+fi
+kill "$loadpid" 2>/dev/null || true
+wait "$loadpid" 2>/dev/null || true
+ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
+echo "   nginx (the origin): $ncpu CPU s; load average during the run:" \
+	"max $(sort -g "$WORK/load.log" | tail -1), last $(tail -1 "$WORK/load.log")"
 tail -1 "$WORK/night/run.log" | sed 's/^/   | /'
 grep -c "endpoint(s) done, 0 failed" "$WORK/night/run.log" >/dev/null ||
 	echo "   (some endpoints failed: see the log)"
@@ -93,6 +126,11 @@ if rates:
 PY
 
 # the peer: one client after another, on the first SEQ sites, scaled
+# (NIGHT_SEQ_SITES=0: no peer, for quick iterations)
+if [ "$SEQ" -eq 0 ]; then
+	echo "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 python3 - "$WORK/sites/clients.yaml" "$SEQ" > "$WORK/seq.yaml" <<'PY'
 import sys
 text, n = open(sys.argv[1]).read(), int(sys.argv[2])

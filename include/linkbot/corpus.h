@@ -1,9 +1,10 @@
 /*
  * corpus.h - the pages of one client, kept between runs (SQLite).
  *
- * crawl/ writes it as it goes (each page committed on its own, so kill -9
- * leaves it consistent); the build step (relate, assign, render) reads the
- * live pages. One database per client: <state_dir>/<client>/corpus.sqlite
+ * crawl/ writes it as it goes, committed in batches (a second or 256
+ * writes, whichever comes first: kill -9 leaves it consistent and loses at
+ * most the open batch, whose pages the next run fetches again); the build
+ * step (relate, assign, render) reads the live pages. One database per client: <state_dir>/<client>/corpus.sqlite
  * (SQLite, WAL journal; corpus_free() checkpoints it back into that one
  * file, so the state can be copied to a bucket and back between runs).
  *
@@ -41,6 +42,8 @@ struct lb_fetch_meta {
 
 int corpus_open(const char *state_dir, const char *client_id,
 		struct lb_corpus **out, struct lb_error *err);
+/* Commits the open batch (corpus_free() and corpus_run_end() do too). */
+int corpus_commit(struct lb_corpus *c, struct lb_error *err);
 void corpus_free(struct lb_corpus *c);
 
 /*
@@ -180,7 +183,8 @@ long corpus_count(struct lb_corpus *c);
 /*
  * A read-only connection of its own to c's file, for a thread that reads
  * page texts while c stays with its owner (relate streams the texts of a
- * million pages rather than keep them all in memory).
+ * million pages rather than keep them all in memory). It reads what the
+ * owner committed (corpus_commit(); the crawl commits when it ends).
  */
 struct lb_corpus_reader;
 int corpus_reader_open(const struct lb_corpus *c,

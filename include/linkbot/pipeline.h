@@ -46,6 +46,10 @@ struct lb_run_opts {
 				 * run's bonuses (state/.../bonus.tsv) */
 	unsigned assign_threads;	/* build: the solver's threads (0 = one
 					 * per CPU; --assign-threads) */
+	unsigned small_threads;	/* build: relate's threads for an endpoint
+				   of fewer than 10,000 sources (0 =
+				   one per CPU); a night of clients at once
+				   sets 1 */
 	int dry_run;		/* publish: only say what would change */
 	int allow_shrink;	/* publish even past an endpoint's max_shrink */
 	int progress;		/* progress bars on a TTY */

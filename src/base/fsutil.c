@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "linkbot/fsutil.h"
+#include "linkbot/wait.h"
 
 int lb_mkdirs(const char *path, struct lb_error *err)
 {
@@ -59,7 +60,7 @@ int lb_file_write_atomic(const char *path, const void *data, size_t len,
 {
 	char *tmp = NULL;
 	size_t n = strlen(path) + 16;
-	int fd = -1, rc = -1;
+	int fd = -1, rc = -1, r;
 	const char *p = data;
 
 	tmp = malloc(n);
@@ -82,7 +83,10 @@ int lb_file_write_atomic(const char *path, const void *data, size_t len,
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) < 0) {
+	lb_wait_begin();
+	r = fsync(fd);
+	lb_wait_end();
+	if (r < 0) {
 		lb_error_errno(err, LB_EIO, "cannot sync '%s'", tmp);
 		goto out;
 	}
@@ -193,7 +197,7 @@ int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
 	size_t n = strlen(path) + 32;
 	char *tmp = malloc(n);
 	FILE *f = NULL;
-	int rc = -1;
+	int rc = -1, r;
 
 	if (tmp == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -208,7 +212,10 @@ int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
 		lb_error_errno(err, LB_EIO, "cannot write '%s'", tmp);
 		goto out;
 	}
-	if (fsync(fileno(f)) < 0) {
+	lb_wait_begin();
+	r = fsync(fileno(f));
+	lb_wait_end();
+	if (r < 0) {
 		lb_error_errno(err, LB_EIO, "cannot sync '%s'", tmp);
 		goto out;
 	}

@@ -1,10 +1,15 @@
 /*
  * corpus.c - the crawl state of one client in SQLite; see corpus.h.
  *
- * Durability: WAL journal, synchronous=NORMAL, and no long transaction:
- * every call below is one statement in its own (autocommit) transaction, so
- * a kill -9 loses at most the page being written and never leaves half of
- * one. (NORMAL can lose the last commits on a power cut, not on a killed
+ * Durability: WAL journal, synchronous=NORMAL, and writes committed in
+ * batches: the first write opens a transaction, which is committed once
+ * it holds CORPUS_BATCH writes or is CORPUS_BATCH_MS old (checked at each
+ * write), at the end of the run (corpus_run_end()), by corpus_commit() and
+ * when the corpus is closed. A kill -9 loses at most the open batch (the
+ * last second of a polite crawl), never half of one: the next run finds
+ * those URLs as they were before and fetches them again. One commit a
+ * page cost ~11 fcntl and ~9.5 pwrite a page (bench/RESULTS.md, issue 25).
+ * (NORMAL can lose the last commits on a power cut, not on a killed
  * process; the next run refetches those pages.)
  */
 #include <stdio.h>
@@ -21,6 +26,8 @@
 #include "linkbot/log.h"
 
 #define SCHEMA_VERSION 1
+#define CORPUS_BATCH 256	/* writes in one transaction at most */
+#define CORPUS_BATCH_MS 1000	/* and for this long at most */
 
 enum stmt {
 	S_PUT, S_EXCLUDE, S_FAILED, S_TOUCH, S_FORGET, S_STATE, S_URLS,
@@ -106,6 +113,8 @@ struct lb_corpus {
 	sqlite3_stmt *st[S__COUNT];
 	int64_t run_id;
 	int run_force;		/* the run (resumed or new) is a --force run */
+	int batch;		/* writes in the open transaction */
+	struct timespec batch_start;	/* when it was opened */
 };
 
 static int db_error(struct lb_corpus *c, struct lb_error *err,
@@ -137,15 +146,53 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 }
 
-/* Runs a statement that returns no rows. */
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 +
+	       (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+int corpus_commit(struct lb_corpus *c, struct lb_error *err)
+{
+	char *errmsg = NULL;
+
+	c->batch = 0;
+	if (sqlite3_get_autocommit(c->db))
+		return 0;	/* none open (or SQLite rolled it back) */
+	if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, &errmsg) != SQLITE_OK) {
+		lb_error_set(err, LB_ESTATE, "%s: cannot commit: %s", c->path,
+			     errmsg ? errmsg : sqlite3_errmsg(c->db));
+		sqlite3_free(errmsg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs a statement that returns no rows, in the open batch (see above). */
 static int step_done(struct lb_corpus *c, sqlite3_stmt *s,
 		     struct lb_error *err, const char *what)
 {
-	int rc = sqlite3_step(s);
+	int rc;
 
+	if (sqlite3_get_autocommit(c->db)) {
+		if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+			sqlite3_reset(s);
+			return db_error(c, err, "cannot begin a transaction");
+		}
+		c->batch = 0;
+		clock_gettime(CLOCK_MONOTONIC, &c->batch_start);
+	}
+	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return db_error(c, err, what);
+	if (++c->batch >= CORPUS_BATCH ||
+	    ms_since(&c->batch_start) >= CORPUS_BATCH_MS)
+		return corpus_commit(c, err);
 	return 0;
 }
 
@@ -224,10 +271,14 @@ fail:
 
 void corpus_free(struct lb_corpus *c)
 {
+	struct lb_error err;
 	int i;
 
+	lb_error_init(&err);
 	if (c == NULL)
 		return;
+	if (c->db != NULL && corpus_commit(c, &err) < 0)
+		log_warnx("%s", err.msg);
 	for (i = 0; i < S__COUNT; i++)
 		sqlite3_finalize(c->st[i]);
 	if (c->db != NULL) {
@@ -683,8 +734,10 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 					    NULL)
 						return -1;
 					sqlite3_bind_int64(s, 1, id);
-					return step_done(c, s, err, "cannot "
-							 "record the run");
+					if (step_done(c, s, err, "cannot "
+						      "record the run") < 0)
+						return -1;
+					return corpus_commit(c, err);
 				}
 				return 0;
 			}
@@ -706,7 +759,7 @@ int corpus_run_begin(struct lb_corpus *c, int64_t now, int force, int *skip,
 		return -1;
 	c->run_id = sqlite3_last_insert_rowid(c->db);
 	c->run_force = force;
-	return 0;
+	return corpus_commit(c, err);
 }
 
 int corpus_run_forced(const struct lb_corpus *c)
@@ -735,7 +788,9 @@ int corpus_run_end(struct lb_corpus *c, int64_t now, struct lb_error *err)
 		return -1;
 	sqlite3_bind_int64(s, 1, c->run_id);
 	sqlite3_bind_int64(s, 2, now);
-	return step_done(c, s, err, "cannot record the end of the run");
+	if (step_done(c, s, err, "cannot record the end of the run") < 0)
+		return -1;
+	return corpus_commit(c, err);
 }
 
 /* ---- readers (other threads) ---- */

@@ -1949,6 +1949,10 @@ int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		goto out;
 	rc = 0;
 out:
+	/* the last batch, also of a side crawl or a failed one: what was
+	 * done is kept, as the pages were stored */
+	if (corpus != NULL && corpus_commit(corpus, err) < 0)
+		rc = -1;
 	crawl_release(&c);
 	return rc;
 }

@@ -23,6 +23,7 @@
 #include "internal.h"
 
 #define CANDIDATES_PER_SOURCE 32
+#define PIPELINE_SMALL 10000	/* sources: see small_threads (pipeline.h) */
 
 static void *reader_open(void *arg, struct lb_error *err)
 {
@@ -438,6 +439,11 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.m = CANDIDATES_PER_SOURCE;
+	/* a small endpoint in a night of clients at once: one thread (the
+	 * other cores build other clients; for 100 pages a thread and its
+	 * corpus reader cost more than they save); the same candidates */
+	if (opts->small_threads > 0 && src.n < PIPELINE_SMALL)
+		ropts.threads = (int)opts->small_threads;
 	if (relate_method(job->cfg, &ropts, &embed, &embed_cache, err) < 0)
 		goto out;
 	in.src = src.docs;

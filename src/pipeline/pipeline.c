@@ -20,6 +20,7 @@
 #include "linkbot/publish.h"
 #include "linkbot/relate.h"
 #include "linkbot/render.h"
+#include "linkbot/wait.h"
 #include "internal.h"
 #include "sched.h"
 
@@ -620,6 +621,49 @@ static int state_after(struct client_run *r, struct lb_store *ss,
 }
 
 /*
+ * The night's CPU slots (builds and publishes at once). A client that
+ * gave its slot back for a wait (wait.h) takes one again before any
+ * client starts its build: started work ends first, so the answers of
+ * the first clients go out early and the clients in their build or
+ * publish, and their memory, stay about `builds`.
+ */
+struct cpu_slots {
+	pthread_mutex_t mu;
+	pthread_cond_t start, resume;
+	unsigned free;
+	unsigned resuming;	/* waiting to take one back */
+};
+
+/* Wakes the next waiter a free slot is for (under mu). */
+static void slots_pass(struct cpu_slots *c)
+{
+	if (c->free > 0)
+		pthread_cond_signal(c->resuming > 0 ? &c->resume : &c->start);
+}
+
+static void slots_take(struct cpu_slots *c, int resume)
+{
+	pthread_mutex_lock(&c->mu);
+	if (resume)
+		c->resuming++;
+	while (c->free == 0 || (!resume && c->resuming > 0))
+		pthread_cond_wait(resume ? &c->resume : &c->start, &c->mu);
+	if (resume)
+		c->resuming--;
+	c->free--;
+	slots_pass(c);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void slots_give(struct cpu_slots *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->free++;
+	slots_pass(c);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/*
  * The night: what every client's run shares. With jobs > 1 the clients
  * run at once (sched.c), each with its own store handles, stats and
  * report; they share the caps (transfers in flight, builds at once) and
@@ -640,7 +684,7 @@ struct night {
 	struct lb_run_stats *stats;
 	pthread_mutex_t mu;
 	sem_t conns;			/* transfers in flight */
-	sem_t builds;			/* builds and publishes at once */
+	struct cpu_slots builds;	/* builds and publishes at once */
 	pthread_mutex_t hubspot;	/* one sync at a time: clients may
 					   share a HubSpot account's limits */
 };
@@ -688,17 +732,37 @@ static void night_count(struct night *nt, const struct lb_run_stats *st)
 /*
  * A client's builds and publishes take a slot of the night's (they use
  * the CPU): from its first build or publish stage to the end of its last.
+ * For the length of a wait for the disk or the network (a sync of the
+ * store or of a state file, the S3 queue: wait.h) the slot goes back, so
+ * that another client's build uses the CPU meanwhile, and is taken again
+ * after it.
  */
-static void build_slot(struct night *nt, int *held, int want)
+struct slot {
+	struct night *nt;
+	int held;
+};
+
+static void build_slot(struct slot *s, int want)
 {
-	if (nt->jobs <= 1 || *held == want)
+	if (s->nt->jobs <= 1 || s->held == want)
 		return;
 	if (want)
-		while (sem_wait(&nt->builds) < 0)
-			;	/* EINTR */
+		slots_take(&s->nt->builds, 0);
 	else
-		sem_post(&nt->builds);
-	*held = want;
+		slots_give(&s->nt->builds);
+	s->held = want;
+}
+
+static void slot_wait(void *arg, int waiting)
+{
+	struct slot *s = arg;
+
+	if (!s->held)
+		return;
+	if (waiting)
+		slots_give(&s->nt->builds);
+	else
+		slots_take(&s->nt->builds, 1);
 }
 
 /* One client's night: its stages in order (sched_fn). */
@@ -711,8 +775,9 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 	struct lb_run_stats st;
 	struct lb_store *own_store = NULL, *own_ss = NULL, *ss;
 	struct client_run r;
+	struct slot building = { nt, 0 };
 	size_t s;
-	int rc = -1, building = 0;
+	int rc = -1;
 
 	memset(&r, 0, sizeof(r));
 	memset(&st, 0, sizeof(st));
@@ -725,8 +790,10 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		/* no progress bars at once; store handles are not shared */
 		own_opts = *opts;
 		own_opts.progress = 0;
+		own_opts.small_threads = 1;	/* build.c */
 		opts = &own_opts;
 		log_client(r.cl->id);
+		lb_wait_hook(slot_wait, &building);
 		if ((nt->store != NULL &&
 		     store_open(cfg, opts->store ? opts->store : cfg->store,
 				&own_store, err) < 0) ||
@@ -755,7 +822,7 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		if (!(nt->which & stages[s].bit) ||
 		    (stages[s].bit == LB_STAGE_HUBSPOT && !uses_hubspot(r.cl)))
 			continue;
-		build_slot(nt, &building, (stages[s].bit & (LB_STAGE_BUILD |
+		build_slot(&building, (stages[s].bit & (LB_STAGE_BUILD |
 						LB_STAGE_PUBLISH)) != 0);
 		log_stage(stages[s].name);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -769,11 +836,11 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 		if (rc < 0)
 			goto fail;
 	}
-	build_slot(nt, &building, 0);
+	build_slot(&building, 0);
 	count_client(&r);
 	rc = 0;
 fail:
-	build_slot(nt, &building, 0);
+	build_slot(&building, 0);
 	finish_report(&r, nt->which);
 	if (r.pages_loaded)
 		pages_release(&r.pages);
@@ -782,6 +849,7 @@ out:
 	night_count(nt, &st);
 	store_free(own_store);
 	store_free(own_ss);
+	lb_wait_hook(NULL, NULL);
 	log_stage("linkbot");
 	return rc;
 }
@@ -892,7 +960,10 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		pthread_mutex_init(&nt.mu, NULL);
 		pthread_mutex_init(&nt.hubspot, NULL);
 		sem_init(&nt.conns, 0, conns);
-		sem_init(&nt.builds, 0, builds);
+		pthread_mutex_init(&nt.builds.mu, NULL);
+		pthread_cond_init(&nt.builds.start, NULL);
+		pthread_cond_init(&nt.builds.resume, NULL);
+		nt.builds.free = builds;
 		sems = 1;
 		log_info("%zu clients, %u at once (%u builds, %u transfers in "
 			 "flight at most)", nt.n, nt.jobs, builds, conns);
@@ -903,7 +974,9 @@ out:
 	log_stage("linkbot");
 	if (sems) {
 		sem_destroy(&nt.conns);
-		sem_destroy(&nt.builds);
+		pthread_cond_destroy(&nt.builds.start);
+		pthread_cond_destroy(&nt.builds.resume);
+		pthread_mutex_destroy(&nt.builds.mu);
 		pthread_mutex_destroy(&nt.mu);
 		pthread_mutex_destroy(&nt.hubspot);
 	}

@@ -147,13 +147,18 @@ static int is_word(utf8proc_int32_t c)
 	}
 }
 
+struct wcache;
+
 struct tok_ctx {
 	struct sb_stemmer *stem;	/* or NULL */
 	const char *lang;
 	int stop;			/* drop stop words */
 	tok_fn *fn;
 	void *arg;
+	struct wcache *wc;		/* or NULL; fn is add_token then */
 };
+
+static int wc_emit(struct tok_ctx *t, const char *w, size_t len);
 
 static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
 		 int digits_only)
@@ -161,6 +166,8 @@ static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
 	const sb_symbol *st;
 
 	if (len > TOK_MAX || digits_only || ncp < 2)
+		return;
+	if (t->wc != NULL && wc_emit(t, w, len))
 		return;
 	if (t->stop && stopword_is(t->lang, w, len))
 		return;
@@ -175,34 +182,73 @@ static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
 	t->fn(w, len, t->arg);
 }
 
+/*
+ * Text that is all ASCII (most of the web's English): NFKC with case
+ * folding and default-ignorables removed is then only A-Z to a-z, and the
+ * word characters are only letters and digits, so utf8proc is skipped; the
+ * tokens are the same (test_relate.c holds the two paths together).
+ * -1 if s is not all ASCII.
+ */
+static int ascii_lower(const char *s, utf8proc_uint8_t **out,
+		       utf8proc_ssize_t *n)
+{
+	size_t len = 0, i;
+	utf8proc_uint8_t *d;
+
+	while (s[len] != '\0')
+		if ((unsigned char)s[len++] >= 0x80)
+			return -1;
+	if ((d = malloc(len + 1)) == NULL)
+		return -1;	/* utf8proc will say so */
+	for (i = 0; i <= len; i++)	/* not tolower(): no locale */
+		d[i] = (utf8proc_uint8_t)(s[i] >= 'A' && s[i] <= 'Z' ?
+					  s[i] - 'A' + 'a' : s[i]);
+	*out = d;
+	*n = (utf8proc_ssize_t)len;
+	return 0;
+}
+
 static int tokenize(const char *s, struct tok_ctx *t)
 {
 	utf8proc_uint8_t *norm = NULL;
 	utf8proc_ssize_t n, i = 0;
 	char w[TOK_MAX + 8];
 	size_t len = 0, ncp = 0;
-	int digits = 1, over = 0;
+	int digits = 1, over = 0, ascii = 0;
 
 	if (s == NULL || *s == '\0')
 		return 0;
-	n = utf8proc_map((const utf8proc_uint8_t *)s, 0, &norm,
-			 UTF8PROC_NULLTERM | UTF8PROC_STABLE |
-			 UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
-			 UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
+	if (ascii_lower(s, &norm, &n) < 0)
+		n = utf8proc_map((const utf8proc_uint8_t *)s, 0, &norm,
+				 UTF8PROC_NULLTERM | UTF8PROC_STABLE |
+				 UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+				 UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
+	else
+		ascii = 1;
 	if (n < 0)
 		return -1;	/* invalid UTF-8: the caller skips the field */
 	while (i <= n) {
 		utf8proc_int32_t c = -1;
 		utf8proc_ssize_t k = 0;
 
-		if (i < n) {
+		if (i < n && ascii) {
+			c = norm[i];
+			k = 1;
+		} else if (i < n) {
 			k = utf8proc_iterate(norm + i, n - i, &c);
 			if (k <= 0) {
 				k = 1;
 				c = -1;
 			}
 		}
-		if (c >= 0 && is_cjk(c)) {
+		if (ascii) {
+			/* letters and digits are the only word characters
+			 * of ASCII; no ideographs */
+			if (c >= 0 && !(c >= 'a' && c <= 'z') &&
+			    !(c >= '0' && c <= '9'))
+				c = ' ';
+		}
+		if (c >= 0 && !ascii && is_cjk(c)) {
 			/* flush, then the ideograph alone */
 			if (!over)
 				emit(t, w, len, ncp, digits);
@@ -210,7 +256,7 @@ static int tokenize(const char *s, struct tok_ctx *t)
 			digits = 1;
 			over = 0;
 			t->fn((const char *)norm + i, (size_t)k, t->arg);
-		} else if (c >= 0 && is_word(c)) {
+		} else if (c >= 0 && (ascii ? c != ' ' : is_word(c))) {
 			if (len + (size_t)k <= TOK_MAX) {
 				memcpy(w + len, norm + i, (size_t)k);
 				len += (size_t)k;
@@ -274,27 +320,33 @@ static uint64_t hash(const char *s, size_t len)
 	return h;
 }
 
-static int vocab_grow(struct vocab *v)
+/* Doubles an open-addressing table of terms (first size: first). */
+static int terms_grow(struct term **slots, size_t *capp, size_t first)
 {
-	size_t cap = v->cap ? v->cap * 2 : 4096, i;
-	struct term *slot = calloc(cap, sizeof(*slot));
+	size_t cap = *capp ? *capp * 2 : first, i;
+	struct term *slot = calloc(cap, sizeof(*slot)), *old = *slots;
 
 	if (slot == NULL)
 		return -1;
-	for (i = 0; i < v->cap; i++) {
+	for (i = 0; i < *capp; i++) {
 		size_t j;
 
-		if (v->slot[i].s == NULL)
+		if (old[i].s == NULL)
 			continue;
-		j = hash(v->slot[i].s, v->slot[i].len) & (cap - 1);
+		j = hash(old[i].s, old[i].len) & (cap - 1);
 		while (slot[j].s)
 			j = (j + 1) & (cap - 1);
-		slot[j] = v->slot[i];
+		slot[j] = old[i];
 	}
-	free(v->slot);
-	v->slot = slot;
-	v->cap = cap;
+	free(old);
+	*slots = slot;
+	*capp = cap;
 	return 0;
+}
+
+static int vocab_grow(struct vocab *v)
+{
+	return terms_grow(&v->slot, &v->cap, 4096);
 }
 
 /* Id of the term, added when new; -1 on no memory. */
@@ -362,13 +414,11 @@ struct builder {
 	size_t *doc_start;	/* n_docs + 1 */
 	float field_w;
 	int failed;
+	uint32_t last_id;	/* of the last add_token() (wc_emit()) */
 };
 
-static void add_token(const char *tok, size_t len, void *arg)
+static void add_id(struct builder *b, uint32_t id)
 {
-	struct builder *b = arg;
-	long id;
-
 	if (b->failed)
 		return;
 	if (b->n == b->cap) {
@@ -382,14 +432,133 @@ static void add_token(const char *tok, size_t len, void *arg)
 		b->e = e;
 		b->cap = cap;
 	}
+	b->e[b->n].id = id;
+	b->e[b->n].w = b->field_w;
+	b->n++;
+}
+
+static void add_token(const char *tok, size_t len, void *arg)
+{
+	struct builder *b = arg;
+	long id;
+
+	if (b->failed)
+		return;
 	id = vocab_id(&b->voc, tok, len);
 	if (id < 0) {
 		b->failed = 1;
 		return;
 	}
-	b->e[b->n].id = (uint32_t)id;
-	b->e[b->n].w = b->field_w;
-	b->n++;
+	b->last_id = (uint32_t)id;
+	add_id(b, (uint32_t)id);
+}
+
+/* ---- words seen: a word of the text -> its term ---- */
+
+/*
+ * The pages of a site repeat their words. Each thread remembers, for one
+ * language of its pages, what a word (normalised, before the stop list
+ * and the stemmer) became: a term id, or nothing (a stop word). A word
+ * seen again then costs one lookup instead of the stop list's bsearch, the
+ * stemmer and the vocabulary's hash of the stem; the id is the one
+ * vocab_id() gave the first time, so the matrix is the same. At most
+ * WC_MAX words a language are kept (a huge site's rare words are not).
+ */
+#define WC_DROP UINT32_MAX
+#define WC_MAX ((size_t)1 << 20)
+
+struct wcache {
+	char lang[LANG_MAX];	/* the doc's language as given ("" none) */
+	struct term *slot;	/* word -> term id, WC_DROP: a stop word */
+	size_t cap, n;		/* cap a power of two */
+};
+
+struct wcaches {
+	struct wcache c[LANG_MAX];
+	size_t n;
+};
+
+/* The words of docs in lang (NULL: none); NULL when too many languages. */
+static struct wcache *wc_get(struct wcaches *w, const char *lang)
+{
+	size_t i;
+
+	if (lang == NULL)
+		lang = "";
+	if (strlen(lang) >= LANG_MAX)
+		return NULL;
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->c[i].lang, lang) == 0)
+			return &w->c[i];
+	if (w->n == LANG_MAX)
+		return NULL;
+	strcpy(w->c[w->n].lang, lang);
+	return &w->c[w->n++];
+}
+
+static void wc_release(struct wcaches *w)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->n; i++) {
+		for (k = 0; k < w->c[i].cap; k++)
+			free(w->c[i].slot[k].s);
+		free(w->c[i].slot);
+	}
+	w->n = 0;
+}
+
+static int wc_grow(struct wcache *c)
+{
+	return terms_grow(&c->slot, &c->cap, 1024);
+}
+
+/*
+ * emit() through the cache: 1 if the word was handled (added, or dropped
+ * as a stop word), 0 to take the long way (and nothing is cached).
+ */
+static int wc_emit(struct tok_ctx *t, const char *w, size_t len)
+{
+	struct wcache *c = t->wc;
+	struct builder *b = t->arg;
+	struct tok_ctx plain = *t;
+	size_t j = 0;
+	char *copy;
+
+	if (c->cap > 0) {
+		j = hash(w, len) & (c->cap - 1);
+		while (c->slot[j].s) {
+			if (c->slot[j].len == len &&
+			    memcmp(c->slot[j].s, w, len) == 0) {
+				if (c->slot[j].id != WC_DROP)
+					add_id(b, c->slot[j].id);
+				return 1;
+			}
+			j = (j + 1) & (c->cap - 1);
+		}
+	}
+	/* the long way, once: what the word becomes */
+	plain.wc = NULL;
+	b->last_id = WC_DROP;
+	emit(&plain, w, len, 2, 0);
+	if (b->failed || c->n >= WC_MAX)
+		return 1;
+	if (2 * (c->n + 1) > c->cap) {
+		if (wc_grow(c) < 0)
+			return 1;	/* not cached: the next one tries */
+		j = hash(w, len) & (c->cap - 1);
+		while (c->slot[j].s)
+			j = (j + 1) & (c->cap - 1);
+	}
+	if ((copy = malloc(len + 1)) == NULL)
+		return 1;
+	memcpy(copy, w, len);
+	copy[len] = '\0';
+	c->slot[j].s = copy;
+	c->slot[j].len = (uint32_t)len;
+	c->slot[j].id = b->last_id;
+	c->n++;
+	return 1;
 }
 
 /*
@@ -477,6 +646,7 @@ static void *tokenize_range(void *arg)
 	struct part *p = arg;
 	struct builder *b = &p->b;
 	struct stemmers sm = { .n = 0 };
+	struct wcaches wc = { .n = 0 };
 	void *reader = NULL;
 	size_t i, r;
 
@@ -499,6 +669,7 @@ static void *tokenize_range(void *arg)
 
 		r = i - p->i0;
 		t.stem = p->plain ? NULL : stemmer_get(&sm, d->language);
+		t.wc = wc_get(&wc, d->language);
 		b->doc_start[r] = b->n;
 		b->field_w = p->plain ? 1.0f : 3.0f;
 		tokenize(d->title, &t);
@@ -540,6 +711,7 @@ static void *tokenize_range(void *arg)
 	}
 	b->doc_start[p->i1 - p->i0] = b->n;
 	stemmers_release(&sm);
+	wc_release(&wc);
 	if (reader)
 		p->src->close(reader);
 	return NULL;

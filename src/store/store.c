@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "linkbot/store.h"
+#include "linkbot/wait.h"
 #include "store_impl.h"
 
 #define KEY_MAX 1024
@@ -135,7 +136,12 @@ int store_check(struct lb_store *st, struct lb_error *err)
 
 int store_flush(struct lb_store *st, struct lb_error *err)
 {
-	return st->ops->flush(st, err);
+	int rc;
+
+	lb_wait_begin();	/* the disk or the network: not the CPU */
+	rc = st->ops->flush(st, err);
+	lb_wait_end();
+	return rc;
 }
 
 int store_link(struct lb_store *st, const char *key, const char *target,

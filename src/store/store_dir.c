@@ -7,7 +7,9 @@
  * is killed. Files are not synced one by one (a million fsyncs would
  * dominate a publish); store_flush() syncs the whole file system once, and
  * the publisher flushes before it writes the manifest, so after a power
- * loss the manifest never names data that did not reach the disk.
+ * loss the manifest never names data that did not reach the disk. A flush
+ * when this handle changed nothing since its last one syncs nothing (a
+ * syncfs of a busy file system waits for every other writer's data too).
  * Headers are implied by the key (docs/store.md): pages/ are gzipped JSON.
  * Links (the endpoints' state markers, store_link()) are made the same way:
  * a hidden link beside the key, renamed over it. They are not objects:
@@ -31,6 +33,7 @@
 struct dir_store {
 	struct lb_store base;
 	char *root;
+	int dirty;	/* a file made, replaced or removed since the flush */
 };
 
 static char *join(const struct dir_store *d, const char *key,
@@ -78,6 +81,7 @@ static int dir_put(struct lb_store *st, const char *key, const void *data,
 	slash = strrchr(path, '/');
 	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
 		 slash + 1, (long)getpid());
+	d->dirty = 1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT) {
 		if (lb_mkdirs_parent(path, err) < 0)
@@ -135,7 +139,9 @@ static int dir_del(struct lb_store *st, const char *key, struct lb_error *err)
 
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
-	if (unlink(path) < 0 && errno != ENOENT)
+	if (unlink(path) == 0)
+		d->dirty = 1;
+	else if (errno != ENOENT)
 		rc = lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
 	free(path);
 	return rc;
@@ -277,13 +283,18 @@ out:
 static int dir_flush(struct lb_store *st, struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	int fd = open(d->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
+	int fd, rc = 0;
 
+	if (!d->dirty)
+		return 0;
+	d->dirty = 0;
+	fd = open(d->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return lb_error_errno(err, LB_ESTORE, "cannot open '%s'", d->root);
-	if (syncfs(fd) < 0)
+	if (syncfs(fd) < 0) {
 		rc = lb_error_errno(err, LB_ESTORE, "cannot sync '%s'", d->root);
+		d->dirty = 1;
+	}
 	close(fd);
 	return rc;
 }
@@ -299,12 +310,17 @@ static int dir_link(struct lb_store *st, const char *key, const char *target,
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
 	if (target == NULL) {
-		if (unlink(path) < 0 && errno != ENOENT)
-			lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
-		else
+		if (unlink(path) == 0) {
+			d->dirty = 1;
 			rc = 0;
+		} else if (errno != ENOENT) {
+			lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
+		} else {
+			rc = 0;
+		}
 		goto out;
 	}
+	d->dirty = 1;
 	n = strlen(path) + 32;
 	if ((tmp = malloc(n)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");

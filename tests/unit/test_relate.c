@@ -383,6 +383,47 @@ static void test_tokens(void **state)
 	assert_int_equal(stopword_is("en", "python", 6), 0);
 }
 
+/*
+ * Text all in ASCII skips utf8proc (text.c, ascii_lower()): its tokens are
+ * those of the same text read by utf8proc, which a trailing " é" (one
+ * code point: no token) forces. Every printable ASCII character, tabs,
+ * runs of digits, words too long, stop words, languages with and without
+ * a stemmer.
+ */
+static void test_tokens_ascii(void **state)
+{
+	static const char *texts[] = {
+		"The RUNNING files of 2024 are Databases",
+		"snake_case kebab-case CamelCase x2 a1b2 42 7 I a an",
+		"tabs\tand\nnew lines\r\nhere; commas, dots. (parens) [x] {y}",
+		"!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~ end",
+		"Supercalifragilisticexpialidocious-and-a-word-of-more-than-"
+		"sixty-four-letters-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaa then short",
+		"",
+	};
+	static const char *langs[] = { "en", "de-DE", "xx", NULL };
+	struct toks a, b;
+	struct lb_error err;
+	char slow[600];
+	size_t i, l;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		for (l = 0; l < sizeof(langs) / sizeof(langs[0]); l++) {
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			snprintf(slow, sizeof(slow), "%s é", texts[i]);
+			assert_int_equal(text_tokens(texts[i], langs[l],
+						     collect, &a, &err), 0);
+			assert_int_equal(text_tokens(slow, langs[l], collect,
+						     &b, &err), 0);
+			assert_string_equal(a.buf, b.buf);
+		}
+}
+
 /* Tokens read on several threads give the very same matrix as one. */
 static void test_text_threads(void **state)
 {
@@ -1298,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_tokens_ascii),
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_text_weights),
 		cmocka_unit_test(test_candidates_topics),
