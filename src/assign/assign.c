@@ -1930,7 +1930,11 @@ out:
  * every page to every other through chains of link moves), and from
  * yesterday's bonuses a refine at eps 2^18 or finer made more relabels
  * than the whole cold solve and gave up; 2^22 saved nothing
- * (bench/RESULTS.md, issue 17).
+ * (bench/RESULTS.md, issue 17). With yesterday's links as the flow
+ * whose ties the restarts keep (third round), 2^18 paid at N = 20,000
+ * (0.6 of cold) and gave up again at 100,000; a primal repair by
+ * shortest paths from yesterday's flow was 8-14x the cold time
+ * (docs/assign.md, "A primal repair, measured").
  */
 #define CS_EPS_WARM CS_EPS0
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
