@@ -3029,7 +3029,18 @@ out:
 	return rc;
 }
 
-/* Phases 1-2 by primal-dual phases; single paths when a phase stalls. */
+/*
+ * The last few units go by single shortest paths (resolve_ssp): at
+ * N = 1,000,000 the hand-off after cost scaling ends with 8 units whose
+ * phases each settled over a million nodes from a handful of excess
+ * nodes (3.52 million in three phases, 31 s wall at load 10); single
+ * paths from the deficits settled 2.37 million (8.4 s), same links
+ * (bench/RESULTS.md, issue 17, third round).
+ */
+#define RESOLVE_SSP_TAIL 16
+
+/* Phases 1-2 by primal-dual phases; single paths when a phase stalls
+ * or when at most RESOLVE_SSP_TAIL units of imbalance are left. */
 static int resolve(struct solver *S)
 {
 	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
@@ -3043,6 +3054,10 @@ static int resolve(struct solver *S)
 	if (!stk || !svia || !cur || !srcs)
 		goto out;
 	while (S->tot_def + S->tot_exc > 0) {
+		if (S->tot_def + S->tot_exc <= RESOLVE_SSP_TAIL) {
+			rc = resolve_ssp(S);
+			goto out;
+		}
 		nsrc = 0;
 		if (S->tot_def > S->tot_exc)
 			srcs[nsrc++] = S->y;
