@@ -73,8 +73,9 @@
  *   settled nodes get p(v) += d(v) - D, which keeps rc >= 0 and makes
  *   every shortest path to a settled deficit tight; then a blocking flow
  *   of unit paths over tight arcs (DFS, current-arc pointers, dead ends
- *   pruned) moves what it can. If a phase moves nothing, single shortest
- *   paths (augment) finish. Each path is a chain of link moves "source s
+ *   pruned) moves what it can. If a phase moves nothing, or at most
+ *   RESOLVE_SSP_TAIL units are left, single shortest paths (augment)
+ *   finish. Each path is a chain of link moves "source s
  *   drops t_i and takes t_{i+1}".
  * Hubs and Y have every page as a neighbour: a search walks them lazily
  *   through heaps ordered by potential ("the hubs' and Y's neighbours"),
