@@ -73,8 +73,9 @@
  *   settled nodes get p(v) += d(v) - D, which keeps rc >= 0 and makes
  *   every shortest path to a settled deficit tight; then a blocking flow
  *   of unit paths over tight arcs (DFS, current-arc pointers, dead ends
- *   pruned) moves what it can. If a phase moves nothing, single shortest
- *   paths (augment) finish. Each path is a chain of link moves "source s
+ *   pruned) moves what it can. If a phase moves nothing, or at most
+ *   RESOLVE_SSP_TAIL units are left, single shortest paths (augment)
+ *   finish. Each path is a chain of link moves "source s
  *   drops t_i and takes t_{i+1}".
  * Hubs and Y have every page as a neighbour: a search walks them lazily
  *   through heaps ordered by potential ("the hubs' and Y's neighbours"),
@@ -1930,7 +1931,11 @@ out:
  * every page to every other through chains of link moves), and from
  * yesterday's bonuses a refine at eps 2^18 or finer made more relabels
  * than the whole cold solve and gave up; 2^22 saved nothing
- * (bench/RESULTS.md, issue 17).
+ * (bench/RESULTS.md, issue 17). With yesterday's links as the flow
+ * whose ties the restarts keep (third round), 2^18 paid at N = 20,000
+ * (0.6 of cold) and gave up again at 100,000; a primal repair by
+ * shortest paths from yesterday's flow was 8-14x the cold time
+ * (docs/assign.md, "A primal repair, measured").
  */
 #define CS_EPS_WARM CS_EPS0
 #define CS_ALPHA 4	/* 4 beat 2, 3, 8, 16 and 32 on the benchmark */
@@ -3025,7 +3030,18 @@ out:
 	return rc;
 }
 
-/* Phases 1-2 by primal-dual phases; single paths when a phase stalls. */
+/*
+ * The last few units go by single shortest paths (resolve_ssp): at
+ * N = 1,000,000 the hand-off after cost scaling ends with 8 units whose
+ * phases each settled over a million nodes from a handful of excess
+ * nodes (3.52 million in three phases, 31 s wall at load 10); single
+ * paths from the deficits settled 2.37 million (8.4 s), same links
+ * (bench/RESULTS.md, issue 17, third round).
+ */
+#define RESOLVE_SSP_TAIL 16
+
+/* Phases 1-2 by primal-dual phases; single paths when a phase stalls
+ * or when at most RESOLVE_SSP_TAIL units of imbalance are left. */
 static int resolve(struct solver *S)
 {
 	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
@@ -3039,6 +3055,10 @@ static int resolve(struct solver *S)
 	if (!stk || !svia || !cur || !srcs)
 		goto out;
 	while (S->tot_def + S->tot_exc > 0) {
+		if (S->tot_def + S->tot_exc <= RESOLVE_SSP_TAIL) {
+			rc = resolve_ssp(S);
+			goto out;
+		}
 		nsrc = 0;
 		if (S->tot_def > S->tot_exc)
 			srcs[nsrc++] = S->y;
