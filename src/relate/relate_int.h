@@ -70,4 +70,34 @@ void rows_normalize(float *v, size_t n, size_t d);
 /* splitmix64 */
 uint64_t relate_rand(uint64_t *state);
 
+/* topm.c's pieces that ivf.c shares: runs fn on args[0..nt) (each `size`
+ * bytes) on nt threads; a bounded min-heap of m (score, target), the root
+ * the worst in the total order (score, then lower target wins). */
+#define RELATE_MAX_THREADS 256
+void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
+			size_t size);
+void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
+		      float s, uint32_t t);
+
+/*
+ * Approximate top-M for large sites (ivf.c, docs/relate.md): k-means
+ * cells of the targets, each source row searched in its nprobe best
+ * cells. relate_topm() calls it when ivf_wanted(n_tgt): from 200,000
+ * targets, or as LINKBOT_IVF says (1 on, 0 off; benchmarks). Same
+ * arguments and output as relate_topm(); par NULL = the defaults
+ * (nlist = sqrt(n_tgt), or LINKBOT_IVF_NLIST; LINKBOT_IVF_NPROBE).
+ * Deterministic for any thread count and row range.
+ */
+struct ivf_params {
+	size_t nlist;		/* cells */
+	size_t nprobe;		/* cells searched a row */
+};
+
+int ivf_wanted(size_t n_tgt);
+void ivf_params_default(size_t n_tgt, struct ivf_params *p);
+int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
+	     size_t d, const long *self, size_t m, size_t row_begin,
+	     size_t row_end, int threads, const struct ivf_params *par,
+	     struct lb_candidates *out, struct lb_error *err);
+
 #endif

@@ -1144,6 +1144,9 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	size_t rows, bi_, bj_, t, nt, n_heaps = 0;
 	int rc = -1, blas_threads = openblas_get_num_threads();
 
+	if (ivf_wanted(n_tgt))	/* large sites: approximate (ivf.c) */
+		return ivf_topm(src, n_src, tgt, n_tgt, d, self, m, row_begin,
+				row_end, threads, NULL, out, err);
 	memset(&jb, 0, sizeof(jb));
 	out->target = NULL;
 	out->score = NULL;
@@ -1255,6 +1258,18 @@ out:
 	free(bfm.b2);
 	free(bfm.nrm);
 	return rc;
+}
+
+void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
+			size_t size)
+{
+	run_threads(nt, fn, args, size);
+}
+
+void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
+		      float s, uint32_t t)
+{
+	heap_push(hs, ht, cnt, m, s, t);
 }
 
 void relate_blas_single(void)
