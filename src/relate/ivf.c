@@ -46,10 +46,13 @@
  *
  * Knobs (benchmarks only; the defaults are what a build uses):
  * LINKBOT_IVF=1 forces it on at any size, =0 off; LINKBOT_IVF_NLIST,
- * LINKBOT_IVF_NPROBE set the cells and the probes.
+ * LINKBOT_IVF_NPROBE set the cells and the probes; LINKBOT_IVF_RECALL=n
+ * logs the recall of n rows against brute force; LINKBOT_IVF_DUMP=path
+ * writes the vectors for bench/ivf.sh.
  */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -468,6 +471,90 @@ static size_t largest(const size_t *start, size_t nlist)
 	return big;
 }
 
+/*
+ * LINKBOT_IVF_RECALL=n (benchmarks): recall@M of n rows of the range,
+ * evenly spaced, against their exact top-M by brute force (n x N_t x d
+ * flops, BLAS's own threads), logged.
+ */
+static void recall_log(const float *src, const float *tgt, size_t n_tgt,
+		       size_t d, const long *self, int symmetric, size_t m,
+		       size_t row_begin, size_t row_end,
+		       const struct lb_candidates *out, size_t n)
+{
+	size_t rows = row_end - row_begin, i, j, k, t0, hit = 0, all = 0;
+	size_t tb = 4096;
+	float *a = NULL, *c = NULL, *hs = NULL;
+	uint32_t *ht = NULL, *hn = NULL;
+
+	if (n > rows)
+		n = rows;
+	a = malloc(n * d * sizeof(*a));
+	c = malloc(n * tb * sizeof(*c));
+	hs = malloc(n * m * sizeof(*hs));
+	ht = malloc(n * m * sizeof(*ht));
+	hn = calloc(n, sizeof(*hn));
+	if (!a || !c || !hs || !ht || !hn || n == 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(a + i * d, src + (row_begin + i * rows / n) * d,
+		       d * sizeof(*a));
+	for (t0 = 0; t0 < n_tgt; t0 += tb) {
+		size_t nb = n_tgt - t0 < tb ? n_tgt - t0 : tb;
+
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n,
+			    (int)nb, (int)d, 1.0f, a, (int)d, tgt + t0 * d,
+			    (int)d, 0.0f, c, (int)nb);
+		for (i = 0; i < n; i++) {
+			size_t row = row_begin + i * rows / n;
+			long skip = self ? self[row] :
+				    symmetric ? (long)row : -1;
+
+			for (j = 0; j < nb; j++)
+				if ((long)(t0 + j) != skip)
+					relate_heap_push(hs + i * m, ht + i * m,
+							 &hn[i], m,
+							 c[i * nb + j],
+							 (uint32_t)(t0 + j));
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const uint32_t *got = out->target +
+				      (i * rows / n) * m;
+
+		for (j = 0; j < hn[i]; j++) {
+			all++;
+			for (k = 0; k < m; k++)
+				if (got[k] == ht[i * m + j]) {
+					hit++;
+					break;
+				}
+		}
+	}
+	log_info("relate: IVF recall@%zu on %zu rows against brute force: "
+		 "%.4f", m, n, all ? (double)hit / all : 1.0);
+out:
+	free(a);
+	free(c);
+	free(hs);
+	free(ht);
+	free(hn);
+}
+
+/* LINKBOT_IVF_DUMP=path (benchmarks): the targets' vectors, u64 n, u64 d,
+ * then n x d floats (bench/ivf.sh reads them) */
+static void dump(const char *path, const float *tgt, size_t n, size_t d)
+{
+	uint64_t h[2] = { n, d };
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(h, sizeof(h), 1, f) != 1 ||
+	    fwrite(tgt, d * sizeof(*tgt), n, f) != n || fclose(f) != 0)
+		log_warnx("relate: cannot write '%s'", path);
+	else
+		log_info("relate: %zu vectors of %zu written to '%s'", n, d,
+			 path);
+}
+
 int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 	     size_t d, const long *self, size_t m, size_t row_begin,
 	     size_t row_end, int threads, const struct ivf_params *par,
@@ -499,6 +586,8 @@ int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 		return lb_error_set(err, LB_ENOMEM, "candidates");
 	if (rows == 0 || m == 0 || n_tgt == 0 || d == 0)
 		return 0;
+	if (par == NULL && getenv("LINKBOT_IVF_DUMP") != NULL)
+		dump(getenv("LINKBOT_IVF_DUMP"), tgt, n_tgt, d);
 	if (par == NULL)
 		ivf_params_default(n_tgt, &p);
 	else
@@ -598,7 +687,11 @@ int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 	relate_run_threads(nt, search_worker, sarg, sizeof(sarg[0]));
 	if (sj.rc == -1)
 		goto nomem;
-	log_debug("relate: approximate top-%zu (IVF, %zu cells, %zu probes, "
+	openblas_set_num_threads(blas_threads);
+	if (getenv("LINKBOT_IVF_RECALL") != NULL)
+		recall_log(src, tgt, n_tgt, d, self, symmetric, m, row_begin,
+			   row_end, out, env_size("LINKBOT_IVF_RECALL", 1000));
+	log_info("relate: approximate top-%zu (IVF, %zu cells, %zu probes, "
 		  "largest cell %zu)", m, p.nlist, p.nprobe, largest(start,
 		  p.nlist));
 	rc = 0;
