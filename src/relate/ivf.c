@@ -311,26 +311,11 @@ static float dot_fixed(const float *a, const float *b, size_t d)
 	       ((acc[2] + acc[6]) + (acc[3] + acc[7]));
 }
 
-struct scored {
-	float s;
-	uint32_t t;
-};
-
-/* best first: higher score, then lower target (topm.c's order) */
-static int scored_cmp(const void *a, const void *b)
-{
-	const struct scored *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s > y->s ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
 /* a row's kept entries (the sgemm's best m + IVF_SLACK) scored again by
  * dot_fixed(), the best m of them into score, target */
 static void row_finish(const float *q, const float *tgt, size_t d,
 		       const uint32_t *ht, size_t n, size_t m,
-		       struct scored *tmp, float *score, uint32_t *target)
+		       struct cand *tmp, float *score, uint32_t *target)
 {
 	size_t i;
 
@@ -338,7 +323,7 @@ static void row_finish(const float *q, const float *tgt, size_t d,
 		tmp[i].t = ht[i];
 		tmp[i].s = dot_fixed(q, tgt + (size_t)ht[i] * d, d);
 	}
-	qsort(tmp, n, sizeof(*tmp), scored_cmp);
+	qsort(tmp, n, sizeof(*tmp), cand_cmp);
 	for (i = 0; i < n && i < m; i++) {
 		score[i] = tmp[i].s;
 		target[i] = tmp[i].t;
@@ -369,7 +354,7 @@ static void *search_worker(void *arg)
 {
 	struct search *sj = *(struct search **)arg;
 	size_t d = sj->d, m = sj->m + IVF_SLACK, np = sj->np;
-	struct scored *tmp = malloc(m * sizeof(*tmp));
+	struct cand *tmp = malloc(m * sizeof(*tmp));
 	float *a = malloc(IVF_Q * d * sizeof(*a));
 	float *c = malloc(IVF_Q * IVF_TB * sizeof(*c));
 	float *hs = malloc(IVF_Q * m * sizeof(*hs));

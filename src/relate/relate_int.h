@@ -79,6 +79,14 @@ void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
 void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 		      float s, uint32_t t);
 
+/* a candidate; cand_cmp() sorts best first (score, then lower target) */
+struct cand {
+	float s;
+	uint32_t t;
+};
+
+int cand_cmp(const void *a, const void *b);
+
 /*
  * Approximate top-M for large sites (ivf.c, docs/relate.md): k-means
  * cells of the targets, each source row searched in its nprobe best

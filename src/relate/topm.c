@@ -135,12 +135,7 @@ static inline float heap_floor(const float *hs, uint32_t cnt, size_t m)
 	return cnt < m ? -INFINITY : hs[0];
 }
 
-struct cand {
-	float s;
-	uint32_t t;
-};
-
-static int cand_cmp(const void *a, const void *b)
+int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
