@@ -5,16 +5,16 @@
 # iterations and nprobe, on the same vectors, same run. make bench runs it.
 #
 # Environment: BUILD (default build); IVF_BENCH_N (sizes, default
-# "100000 200000"); IVF_BENCH_NPROBE (default "4 8 16 32"); IVF_BENCH_M
+# "100000 200000"); IVF_BENCH_NPROBE (default "4 8 16"); IVF_BENCH_M
 # (default 32); IVF_BENCH_VECTORS (a vectors file, u64 n, u64 d, n x d
-# floats, instead of relate_vec.h's synthetic pages). nlist = sqrt(N), as
+# floats, instead of relate_vec.h's synthetic pages). nlist = 4 sqrt(N), as
 # in a build. About 6 minutes of two cores at the default sizes (most of
 # it the exact top-M at 200,000 and FAISS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 SIZES=${IVF_BENCH_N:-100000 200000}
-PROBES=${IVF_BENCH_NPROBE:-4 8 16 32}
+PROBES=${IVF_BENCH_NPROBE:-4 8 16}
 M=${IVF_BENCH_M:-32}
 D=256
 out="$BUILD/bench"
@@ -36,7 +36,7 @@ if [ -n "${IVF_BENCH_VECTORS:-}" ]; then
 fi
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in $SIZES; do
-	nlist=$(python3 -c "import math; print(round(math.sqrt($n)))")
+	nlist=$(python3 -c "import math; print(round(4 * math.sqrt($n)))")
 	echo "== ivf: N=$n d=$D M=$M nlist=$nlist nprobe $PROBES"
 	# shellcheck disable=SC2086
 	"$out/ivf_bench" "$n" "$D" "$M" "$nlist" "$out/ivf-exact-$n.bin" $PROBES |

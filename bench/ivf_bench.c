@@ -10,7 +10,8 @@
  * IVF_BENCH_VECTORS names a file (u64 n, u64 d, then n x d floats), the
  * first N rows of that file. Same-set (each page against all the others),
  * both cores. The exact lists are written to EXACT_OUT (N x M u32) for
- * ivf_faiss's recall. Prints key=value lines.
+ * ivf_faiss's recall (IVF_BENCH_LISTS=1: the approximate ones too, to
+ * EXACT_OUT.NPROBE). Prints key=value lines.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -115,6 +116,15 @@ int main(int argc, char **argv)
 						break;
 					}
 			}
+		if (getenv("IVF_BENCH_LISTS") != NULL) {	/* for analysis */
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s.%zu", argv[5], p.nprobe);
+			f = fopen(path, "wb");
+			if (f == NULL || fwrite(ap.target, 4, n * m, f) != n * m ||
+			    fclose(f) != 0)
+				return fprintf(stderr, "cannot write %s\n", path), 1;
+		}
 		printf("ivf_bench: nlist=%zu nprobe=%zu ivf_s=%.3f ivf_cpu_s=%.1f "
 		       "recall=%.4f\n", nlist, p.nprobe, t0, c0,
 		       (double)hit / (all ? all : 1));

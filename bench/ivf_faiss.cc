@@ -1,6 +1,6 @@
 /*
  * ivf_faiss - FAISS IndexIVFFlat (inner product) on the vectors of
- * ivf_bench, with the same nlist, the same training sample size (64
+ * ivf_bench, with the same nlist, the same training sample size (32
  * points a cell), the same Lloyd iterations (8) and each nprobe given:
  * the peer of the approximate top-M (src/relate/ivf.c). Same-set: the N
  * pages indexed and searched with k = M + 1 (each finds itself). Time =
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	}
 	for (int a = 6; a < argc; a++) {
 		size_t np = strtoul(argv[a], NULL, 10);
-		size_t s = n < 64 * nlist ? n : 64 * nlist, hit = 0, all = 0;
+		size_t s = n < 32 * nlist ? n : 32 * nlist, hit = 0, all = 0;
 		std::vector<float> dist(n * (m + 1));
 		std::vector<faiss::Index::idx_t> lab(n * (m + 1));
 		double t0 = now_s();
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		faiss::IndexIVFFlat ix(&q, d, nlist, faiss::METRIC_INNER_PRODUCT);
 
 		ix.cp.niter = 8;
-		ix.cp.max_points_per_centroid = 64;
+		ix.cp.max_points_per_centroid = 32;
 		ix.train(s == n ? n : s, v);	/* FAISS samples s itself too */
 		ix.add(n, v);
 		ix.nprobe = np;

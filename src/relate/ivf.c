@@ -64,9 +64,10 @@
 #include "relate_int.h"
 
 #define IVF_MIN 200000		/* targets: the exact top-M below this */
+#define IVF_CELLS 4		/* nlist = IVF_CELLS sqrt(N) (bench/RESULTS.md) */
 #define IVF_NPROBE 16		/* probes a row (bench/RESULTS.md) */
 #define IVF_ITERS 8		/* Lloyd iterations */
-#define IVF_SAMPLE 64		/* training points a cell */
+#define IVF_SAMPLE 32		/* training points a cell */
 #define IVF_SEED 0x1f5eedc311ULL
 #define IVF_Q 64		/* source rows a work item */
 #define IVF_TB 1024		/* cell members an sgemm call */
@@ -97,7 +98,7 @@ int ivf_wanted(size_t n_tgt)
 
 void ivf_params_default(size_t n_tgt, struct ivf_params *p)
 {
-	size_t nl = (size_t)llround(sqrt((double)n_tgt));
+	size_t nl = (size_t)llround(IVF_CELLS * sqrt((double)n_tgt));
 
 	p->nlist = env_size("LINKBOT_IVF_NLIST", nl ? nl : 1);
 	p->nprobe = env_size("LINKBOT_IVF_NPROBE", IVF_NPROBE);
@@ -214,7 +215,9 @@ static int u32_cmp(const void *a, const void *b)
 static int train(const float *tgt, size_t n, size_t d, size_t nlist,
 		 size_t nt, float *cent)
 {
-	size_t s = n < IVF_SAMPLE * nlist ? n : IVF_SAMPLE * nlist;
+	size_t per = env_size("LINKBOT_IVF_SAMPLE", IVF_SAMPLE);
+	size_t iters = env_size("LINKBOT_IVF_ITERS", IVF_ITERS);
+	size_t s = n < per * nlist ? n : per * nlist;
 	uint32_t *perm = malloc(n * sizeof(*perm));
 	uint32_t *cell = malloc(s * sizeof(*cell));
 	size_t *cnt = malloc(nlist * sizeof(*cnt));
@@ -241,7 +244,7 @@ static int train(const float *tgt, size_t n, size_t d, size_t nlist,
 	qsort(perm, s, sizeof(*perm), u32_cmp);	/* memory order */
 	for (i = 0; i < s; i++)
 		memcpy(x + i * d, tgt + perm[i] * d, d * sizeof(*x));
-	for (it = 0; it < IVF_ITERS; it++) {
+	for (it = 0; it < iters; it++) {
 		size_t e = 0;
 
 		if (best_cells(x, s, d, cent, nlist, 1, 0, s, nt, cell,

@@ -228,7 +228,7 @@ static void test_ivf_hook(void **state)
 	assert_true(ivf_wanted(10));
 	assert_int_equal(relate_topm(v, N, v, N, D, NULL, M, 0, 0, 2, &a,
 				     &err), 0);
-	ivf(v, N, v, N, NULL, 63, 1, 0, 0, 2, &b);	/* sqrt(4000) = 63 */
+	ivf(v, N, v, N, NULL, 253, 1, 0, 0, 2, &b);	/* 4 sqrt(4000) = 253 */
 	assert_memory_equal(a.target, b.target, N * M * sizeof(*a.target));
 	assert_int_equal(setenv("LINKBOT_IVF", "0", 1), 0);
 	assert_false(ivf_wanted(1000000));
