@@ -11,7 +11,9 @@
  * changes, so every relatedness figure measured on smaller sites holds.
  *
  * Cells: spherical k-means (the vectors are unit rows; a centroid is the
- * normalised mean of its points) with nlist = sqrt(N_t) cells, trained by
+ * normalised mean of its points) with nlist = 4 sqrt(N_t) cells (with
+ * sqrt(N_t), fewer cells than the site had topics, a cell mixed topics and
+ * recall stalled near 0.93 whatever nprobe; bench/RESULTS.md), trained by
  * IVF_ITERS Lloyd iterations on a sample of IVF_SAMPLE points a cell drawn
  * with a fixed seed; the first nlist points of the sample start the
  * centroids; a cell left empty takes the sample point its centroid fits
@@ -40,7 +42,7 @@
  * Cost: training IVF_ITERS * S * nlist * d * 2 (S = IVF_SAMPLE * nlist),
  * the probe lists N * nlist * d * 2, the search about
  * N * nprobe * (N / nlist) * d * 2 for balanced cells: at N = 1e6,
- * nlist 1000, nprobe 16, about 8e12 flops, 30 times less than the exact
+ * nlist 4000, nprobe 16, about 2e12 each, 40 times less than the exact
  * grid. Memory: the targets again in cell order (N_t * d floats), nprobe
  * cells a source row, IVF_Q heaps of M a thread.
  *
