@@ -93,7 +93,7 @@ int cand_cmp(const void *a, const void *b);
  * cells. relate_topm() calls it when ivf_wanted(n_tgt): from 200,000
  * targets, or as LINKBOT_IVF says (1 on, 0 off; benchmarks). Same
  * arguments and output as relate_topm(); par NULL = the defaults
- * (nlist = sqrt(n_tgt), or LINKBOT_IVF_NLIST; LINKBOT_IVF_NPROBE).
+ * (nlist = 4 sqrt(n_tgt), nprobe = 16; LINKBOT_IVF_NLIST, _NPROBE).
  * Deterministic for any thread count and row range.
  */
 struct ivf_params {
