@@ -613,11 +613,20 @@ int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 		goto nomem;
 
 	openblas_set_num_threads(1);	/* the parallelism is ours */
-	if (train(tgt, n_tgt, d, p.nlist, nt, cent) == -1 ||
-	    best_cells(tgt, n_tgt, d, cent, p.nlist, 1, 0, n_tgt, nt, tcell,
-		       NULL) == -1 ||
-	    best_cells(src, n_src, d, cent, p.nlist, p.nprobe, row_begin,
-		       row_end, nt, probe, NULL) == -1)
+	if (train(tgt, n_tgt, d, p.nlist, nt, cent) == -1)
+		goto nomem;
+	if (symmetric) {
+		/* one pass: every row's probes, its first cell its own (the
+		 * same block grid, so a shard gets the same lists) */
+		if (best_cells(src, n_src, d, cent, p.nlist, p.nprobe, 0,
+			       n_src, nt, probe, NULL) == -1)
+			goto nomem;
+		for (i = 0; i < n_tgt; i++)
+			tcell[i] = probe[i * p.nprobe];
+	} else if (best_cells(tgt, n_tgt, d, cent, p.nlist, 1, 0, n_tgt, nt,
+			      tcell, NULL) == -1 ||
+		   best_cells(src, n_src, d, cent, p.nlist, p.nprobe,
+			      row_begin, row_end, nt, probe, NULL) == -1)
 		goto nomem;
 
 	/* targets in cell order (counting sort: index order in a cell) */
