@@ -561,21 +561,12 @@ int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 	int symmetric = src == tgt && n_src == n_tgt, rc = -1;
 	int blas_threads = openblas_get_num_threads();
 
-	out->target = NULL;
-	out->score = NULL;
-	if (row_begin == 0 && row_end == 0)
-		row_end = n_src;
-	if (row_begin > row_end || row_end > n_src)
-		return lb_error_set(err, LB_EUSAGE,
-				    "row range [%zu, %zu) outside %zu sources",
-				    row_begin, row_end, n_src);
-	if (n_tgt > UINT32_MAX - 1 || n_src > UINT32_MAX - 1)
-		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	rc = topm_begin(n_src, n_tgt, d, m, &row_begin, &row_end, threads,
+			&nt, out, err);
+	if (rc != 1)
+		return rc;
+	rc = -1;
 	rows = row_end - row_begin;
-	if (lb_candidates_init(out, rows, m) == -1)
-		return lb_error_set(err, LB_ENOMEM, "candidates");
-	if (rows == 0 || m == 0 || n_tgt == 0 || d == 0)
-		return 0;
 	if (par == NULL && getenv("LINKBOT_IVF_DUMP") != NULL)
 		dump(getenv("LINKBOT_IVF_DUMP"), tgt, n_tgt, d);
 	if (par == NULL)
@@ -592,12 +583,6 @@ int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
 		p.nprobe = p.nlist;
 	if (p.nprobe > IVF_MAXPROBE)
 		p.nprobe = IVF_MAXPROBE;
-	nt = threads > 0 ? (size_t)threads :
-	     (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (nt < 1)
-		nt = 1;
-	if (nt > RELATE_MAX_THREADS)
-		nt = RELATE_MAX_THREADS;
 
 	cent = malloc(p.nlist * d * sizeof(*cent));
 	tcell = malloc(n_tgt * sizeof(*tcell));

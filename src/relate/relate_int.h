@@ -79,6 +79,14 @@ void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
 void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 		      float s, uint32_t t);
 
+/* The start of relate_topm() and ivf_topm(): checks the row range (both
+ * 0 = every row) and the sizes, sets up out with its padding, and the
+ * thread count nt; 1 = work to do, 0 = nothing (out is all padding), -1
+ * = error (err). */
+int topm_begin(size_t n_src, size_t n_tgt, size_t d, size_t m,
+	       size_t *row_begin, size_t *row_end, int threads, size_t *nt,
+	       struct lb_candidates *out, struct lb_error *err);
+
 /* a candidate; cand_cmp() sorts best first (score, then lower target) */
 struct cand {
 	float s;

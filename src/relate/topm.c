@@ -1126,6 +1126,33 @@ static void *merger(void *arg)
 	return NULL;
 }
 
+int topm_begin(size_t n_src, size_t n_tgt, size_t d, size_t m,
+	       size_t *row_begin, size_t *row_end, int threads, size_t *nt,
+	       struct lb_candidates *out, struct lb_error *err)
+{
+	out->target = NULL;
+	out->score = NULL;
+	if (*row_begin == 0 && *row_end == 0)
+		*row_end = n_src;
+	if (*row_begin > *row_end || *row_end > n_src)
+		return lb_error_set(err, LB_EUSAGE,
+				    "row range [%zu, %zu) outside %zu sources",
+				    *row_begin, *row_end, n_src);
+	if (n_tgt > UINT32_MAX - 1 || n_src > UINT32_MAX - 1)
+		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	if (lb_candidates_init(out, *row_end - *row_begin, m) == -1)
+		return lb_error_set(err, LB_ENOMEM, "candidates");
+	if (*row_end == *row_begin || m == 0 || n_tgt == 0 || d == 0)
+		return 0;
+	*nt = threads > 0 ? (size_t)threads :
+	      (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (*nt < 1)
+		*nt = 1;
+	if (*nt > RELATE_MAX_THREADS)
+		*nt = RELATE_MAX_THREADS;
+	return 1;
+}
+
 int relate_topm(const float *src, size_t n_src, const float *tgt,
 		size_t n_tgt, size_t d, const long *self, size_t m,
 		size_t row_begin, size_t row_end, int threads,
@@ -1143,27 +1170,12 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 		return ivf_topm(src, n_src, tgt, n_tgt, d, self, m, row_begin,
 				row_end, threads, NULL, out, err);
 	memset(&jb, 0, sizeof(jb));
-	out->target = NULL;
-	out->score = NULL;
-	if (row_begin == 0 && row_end == 0)
-		row_end = n_src;
-	if (row_begin > row_end || row_end > n_src)
-		return lb_error_set(err, LB_EUSAGE,
-				    "row range [%zu, %zu) outside %zu sources",
-				    row_begin, row_end, n_src);
-	if (n_tgt > UINT32_MAX - 1)
-		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	rc = topm_begin(n_src, n_tgt, d, m, &row_begin, &row_end, threads,
+			&nt, out, err);
+	if (rc != 1)
+		return rc;
+	rc = -1;
 	rows = row_end - row_begin;
-	if (lb_candidates_init(out, rows, m) == -1)
-		return lb_error_set(err, LB_ENOMEM, "candidates");
-	if (rows == 0 || m == 0 || n_tgt == 0 || d == 0)
-		return 0;
-
-	nt = threads > 0 ? (size_t)threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (nt < 1)
-		nt = 1;
-	if (nt > RELATE_MAX_THREADS)
-		nt = RELATE_MAX_THREADS;
 	jb.src = src;
 	jb.tgt = tgt;
 	jb.n_src = n_src;
