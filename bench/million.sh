@@ -22,7 +22,12 @@
 #
 # Needs ~4.5 KB of disk a page for the site, the corpus and the two stores
 # (about 12 GiB at 1M) under MILLION_DIR (default $TMPDIR or /tmp). Every
-# command runs under nice. MILLION_KEEP=1 keeps the work directory;
+# command runs under nice. MILLION_LOG (default -q; -v logs each step of
+# the build: tokens, LSA, top-M, assignment) is the stages' log flag.
+# MILLION_SINGLE=1 stops after the single-process path. The load average
+# is sampled every 10 s during the stages and summarised at the end (the
+# machine is shared: CPU seconds are the comparable figure when it is
+# loaded). MILLION_KEEP=1 keeps the work directory;
 # MILLION_REUSE=DIR (a kept one, same MILLION_PAGES) skips the site and the
 # crawl (their figures are read back) and reruns the build and publish
 # stages, e.g. on a quieter machine.
@@ -46,7 +51,10 @@ if [ -n "${MILLION_REUSE:-}" ]; then
 else
 	WORK=$(mktemp -d "${MILLION_DIR:-${TMPDIR:-/tmp}}/linkbot-million.XXXXXX")
 fi
-trap 'origin_stop; [ -n "${MILLION_KEEP:-}" ] || rm -rf "$WORK"' EXIT
+# the load average every 10 s while the stages run
+( while :; do cut -d' ' -f1 /proc/loadavg; sleep 10; done ) > "$WORK/load" &
+loadpid=$!
+trap 'kill "$loadpid" 2>/dev/null; origin_stop; [ -n "${MILLION_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 chmod 755 "$WORK"
 
 echo "== million: $PAGES pages, $SHARDS shards, in $WORK"
@@ -123,7 +131,7 @@ PY
 	tail -1 "$WORK/stages" | awk '{ printf "   wall %s s, cpu %s s, peak RSS %.0f MiB\n", $2, $3, $4 / 1024 }'
 }
 
-common=(-c "$cfg" -e m/b2b --now 1795000000 -q)
+common=(-c "$cfg" -e m/b2b --now 1795000000 "${MILLION_LOG:--q}")
 if [ -z "${MILLION_REUSE:-}" ]; then
 	stage crawl "$LINKBOT" crawl "${common[@]}" --no-rate-limit
 	wc -l < "$ORIGIN_WORK/logs/access.log" > "$WORK/requests"
@@ -138,6 +146,16 @@ echo "   $requests requests, $pages pages indexed"
 stage build "$LINKBOT" build "${common[@]}" --cold
 cp "$WORK/state/m/b2b/links.tsv" "$WORK/links.single"
 stage publish "$LINKBOT" publish "${common[@]}" -s "$WORK/store-single"
+loadavg() {
+	sort -n "$WORK/load" | awk '{ x[NR] = $1; s += $1 } END {
+		if (NR) printf "load average during the stages: min %.1f, median %.1f, max %.1f, mean %.1f (%d samples)\n", x[1], x[int((NR + 1) / 2)], x[NR], s / NR, NR }'
+}
+if [ -n "${MILLION_SINGLE:-}" ]; then
+	awk '{ printf "%-10s wall %8.1f s  cpu %8.1f s  peak RSS %6.2f GiB\n", $1, $2, $3, $4 / 1048576 }' "$WORK/stages"
+	awk '$1 != "crawl" { w += $2 } END { printf "single night without the crawl: %.1f min\n", w / 60 }' "$WORK/stages"
+	loadavg
+	exit 0
+fi
 
 for i in $(seq 0 $((SHARDS - 1))); do
 	stage "shard$i" "$LINKBOT" build "${common[@]}" --cold --shard "$i/$SHARDS"
@@ -180,3 +198,4 @@ print(f"night, sharded, jobs one after another: {seq / 60:.1f} min; "
 print(f"peak RSS of any stage: {peak:.2f} GiB (target < 16 GiB); night target < 30 min")
 print(f"ratio sharded critical path / single: {crit / single:.2f}")
 PY
+loadavg

@@ -92,4 +92,50 @@ void rows_normalize(float *v, size_t n, size_t d);
 /* splitmix64 */
 uint64_t relate_rand(uint64_t *state);
 
+/* topm.c's pieces that ivf.c shares: runs fn on args[0..nt) (each `size`
+ * bytes) on nt threads; a bounded min-heap of m (score, target), the root
+ * the worst in the total order (score, then lower target wins). */
+#define RELATE_MAX_THREADS 256
+void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
+			size_t size);
+void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
+		      float s, uint32_t t);
+
+/* The start of relate_topm() and ivf_topm(): checks the row range (both
+ * 0 = every row) and the sizes, sets up out with its padding, and the
+ * thread count nt; 1 = work to do, 0 = nothing (out is all padding), -1
+ * = error (err). */
+int topm_begin(size_t n_src, size_t n_tgt, size_t d, size_t m,
+	       size_t *row_begin, size_t *row_end, int threads, size_t *nt,
+	       struct lb_candidates *out, struct lb_error *err);
+
+/* a candidate; cand_cmp() sorts best first (score, then lower target) */
+struct cand {
+	float s;
+	uint32_t t;
+};
+
+int cand_cmp(const void *a, const void *b);
+
+/*
+ * Approximate top-M for large sites (ivf.c, docs/relate.md): k-means
+ * cells of the targets, each source row searched in its nprobe best
+ * cells. relate_topm() calls it when ivf_wanted(n_tgt): from 200,000
+ * targets, or as LINKBOT_IVF says (1 on, 0 off; benchmarks). Same
+ * arguments and output as relate_topm(); par NULL = the defaults
+ * (nlist = 4 sqrt(n_tgt), nprobe = 16; LINKBOT_IVF_NLIST, _NPROBE).
+ * Deterministic for any thread count and row range.
+ */
+struct ivf_params {
+	size_t nlist;		/* cells */
+	size_t nprobe;		/* cells searched a row */
+};
+
+int ivf_wanted(size_t n_tgt);
+void ivf_params_default(size_t n_tgt, struct ivf_params *p);
+int ivf_topm(const float *src, size_t n_src, const float *tgt, size_t n_tgt,
+	     size_t d, const long *self, size_t m, size_t row_begin,
+	     size_t row_end, int threads, const struct ivf_params *par,
+	     struct lb_candidates *out, struct lb_error *err);
+
 #endif

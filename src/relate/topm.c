@@ -135,12 +135,7 @@ static inline float heap_floor(const float *hs, uint32_t cnt, size_t m)
 	return cnt < m ? -INFINITY : hs[0];
 }
 
-struct cand {
-	float s;
-	uint32_t t;
-};
-
-static int cand_cmp(const void *a, const void *b)
+int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
@@ -1131,6 +1126,33 @@ static void *merger(void *arg)
 	return NULL;
 }
 
+int topm_begin(size_t n_src, size_t n_tgt, size_t d, size_t m,
+	       size_t *row_begin, size_t *row_end, int threads, size_t *nt,
+	       struct lb_candidates *out, struct lb_error *err)
+{
+	out->target = NULL;
+	out->score = NULL;
+	if (*row_begin == 0 && *row_end == 0)
+		*row_end = n_src;
+	if (*row_begin > *row_end || *row_end > n_src)
+		return lb_error_set(err, LB_EUSAGE,
+				    "row range [%zu, %zu) outside %zu sources",
+				    *row_begin, *row_end, n_src);
+	if (n_tgt > UINT32_MAX - 1 || n_src > UINT32_MAX - 1)
+		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	if (lb_candidates_init(out, *row_end - *row_begin, m) == -1)
+		return lb_error_set(err, LB_ENOMEM, "candidates");
+	if (*row_end == *row_begin || m == 0 || n_tgt == 0 || d == 0)
+		return 0;
+	*nt = threads > 0 ? (size_t)threads :
+	      (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (*nt < 1)
+		*nt = 1;
+	if (*nt > RELATE_MAX_THREADS)
+		*nt = RELATE_MAX_THREADS;
+	return 1;
+}
+
 int relate_topm(const float *src, size_t n_src, const float *tgt,
 		size_t n_tgt, size_t d, const long *self, size_t m,
 		size_t row_begin, size_t row_end, int threads,
@@ -1144,28 +1166,16 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	size_t rows, bi_, bj_, t, nt, n_heaps = 0;
 	int rc = -1, blas_threads = openblas_get_num_threads();
 
+	if (ivf_wanted(n_tgt))	/* large sites: approximate (ivf.c) */
+		return ivf_topm(src, n_src, tgt, n_tgt, d, self, m, row_begin,
+				row_end, threads, NULL, out, err);
 	memset(&jb, 0, sizeof(jb));
-	out->target = NULL;
-	out->score = NULL;
-	if (row_begin == 0 && row_end == 0)
-		row_end = n_src;
-	if (row_begin > row_end || row_end > n_src)
-		return lb_error_set(err, LB_EUSAGE,
-				    "row range [%zu, %zu) outside %zu sources",
-				    row_begin, row_end, n_src);
-	if (n_tgt > UINT32_MAX - 1)
-		return lb_error_set(err, LB_ETOOBIG, "%zu targets", n_tgt);
+	rc = topm_begin(n_src, n_tgt, d, m, &row_begin, &row_end, threads,
+			&nt, out, err);
+	if (rc != 1)
+		return rc;
+	rc = -1;
 	rows = row_end - row_begin;
-	if (lb_candidates_init(out, rows, m) == -1)
-		return lb_error_set(err, LB_ENOMEM, "candidates");
-	if (rows == 0 || m == 0 || n_tgt == 0 || d == 0)
-		return 0;
-
-	nt = threads > 0 ? (size_t)threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (nt < 1)
-		nt = 1;
-	if (nt > RELATE_MAX_THREADS)
-		nt = RELATE_MAX_THREADS;
 	jb.src = src;
 	jb.tgt = tgt;
 	jb.n_src = n_src;
@@ -1255,6 +1265,18 @@ out:
 	free(bfm.b2);
 	free(bfm.nrm);
 	return rc;
+}
+
+void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
+			size_t size)
+{
+	run_threads(nt, fn, args, size);
+}
+
+void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
+		      float s, uint32_t t)
+{
+	heap_push(hs, ht, cnt, m, s, t);
 }
 
 void relate_blas_single(void)
