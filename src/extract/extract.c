@@ -204,7 +204,7 @@ int x_has(const struct x_ctx *x, enum lb_doc_field f, enum lb_source src)
 	return x->str[f][src] != NULL;
 }
 
-static void ctx_release(struct x_ctx *x)
+void x_ctx_release(struct x_ctx *x)
 {
 	int f, s;
 
@@ -359,7 +359,7 @@ int extract_html(const char *html, size_t len, const char *page_url,
 out:
 	if (own)
 		free((char *)utf8);
-	ctx_release(&x);
+	x_ctx_release(&x);
 	if (rc < 0)
 		lb_doc_release(doc);
 	return rc;

@@ -69,6 +69,8 @@ void x_offer_text(struct x_ctx *x, enum lb_source src, char *text);
 int x_has(const struct x_ctx *x, enum lb_doc_field f, enum lb_source src);
 /* Records out of memory; returns -1. */
 int x_oom(struct x_ctx *x);
+/* Frees every candidate still held (extract_html() at its end). */
+void x_ctx_release(struct x_ctx *x);
 
 /* text.c: a capped writer of normalised text. */
 struct x_text {

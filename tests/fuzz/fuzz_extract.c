@@ -14,40 +14,17 @@
 
 #include "linkbot/doc.h"
 #include "linkbot/extract.h"
-#include "../../src/extract/extract_int.h"
-
-static const char *const charsets[] = {
-	NULL, "utf-8", "windows-1252", "iso-8859-1", "shift_jis", "gb2312",
-	"euc-kr", "big5", "koi8-r", "utf-16le", "text/html; charset=EUC-JP",
-	"x-unknown", "",
-};
-
-static void check_str(const char *name, const char *s, size_t cap)
-{
-	size_t n;
-
-	if (s == NULL)
-		return;
-	n = strlen(s);
-	if (n == 0 || n > cap || !x_utf8_valid(s, n)) {
-		fprintf(stderr, "bad field %s (%zu bytes): '%.80s'\n", name, n, s);
-		abort();
-	}
-}
+#include "extract_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *cs = NULL;
+	const char *cs;
 	struct lb_doc doc;
 	struct lb_error err;
 	char *json;
 	size_t i;
 
-	if (size > 0) {
-		cs = charsets[data[0] % (sizeof(charsets) / sizeof(charsets[0]))];
-		data++;
-		size--;
-	}
+	cs = fuzz_charset(&data, &size);
 	lb_doc_init(&doc);
 	lb_error_init(&err);
 	if (extract_html((const char *)data, size,
@@ -58,14 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-#define CHECK_STR(name) check_str(#name, doc.name, X_MAX_URL * 2);
+#define CHECK_STR(name) fuzz_check_str(#name, doc.name, X_MAX_URL * 2);
 	LB_DOC_STR_FIELDS(CHECK_STR)
 #undef CHECK_STR
-	check_str("text", doc.text, X_MAX_TEXT);
+	fuzz_check_str("text", doc.text, X_MAX_TEXT);
 	for (i = 0; i < doc.author.n; i++)
-		check_str("author", doc.author.v[i], X_MAX_FIELD);
+		fuzz_check_str("author", doc.author.v[i], X_MAX_FIELD);
 	for (i = 0; i < doc.category.n; i++)
-		check_str("category", doc.category.v[i], X_MAX_FIELD);
+		fuzz_check_str("category", doc.category.v[i], X_MAX_FIELD);
 	/* the page URL is valid, so there is always a canonical */
 	if (doc.url == NULL || doc.url_path == NULL || doc.url_path[0] != '/' ||
 	    (strncmp(doc.url, "http://", 7) != 0 &&
