@@ -1,7 +1,9 @@
 /*
  * assign_real - the assignment (src/assign/) on a real site's vectors:
- * the exact top-M (relate_topm, same set, self excluded) of the vectors
- * that LINKBOT_IVF_DUMP wrote (u64 n, u64 d, then n x d floats), then
+ * the top-M (relate_topm, same set, self excluded; LINKBOT_IVF=0 for
+ * the exact one at 200,000 and above) of the vectors that
+ * LINKBOT_IVF_DUMP wrote (u64 n, u64 d, then n x d floats), extended
+ * (relate_extend) as relate_candidates() does, then
  * assign_links() as the pipeline calls it for a same-set endpoint with
  * random links (src/pipeline/build.c): L = k = 8, cold, one thread.
  *
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 	struct lb_assign_stats st;
 	struct lb_assignment a = { 0 };
 	struct lb_error err = { 0 };
+	struct lb_relate_input in = { 0 };
+	const struct lb_doc **docs;
 	uint64_t h[2];
 	size_t n, d, m, i;
 	long *self;
@@ -120,6 +124,16 @@ int main(int argc, char **argv)
 		}
 		ts = now_s() - t0;
 		free(v);
+		/* the pipeline extends the lists (relate_candidates()); same
+		 * set: only in's counts and the identity of src and tgt count */
+		in.src = in.tgt = docs = calloc(n, sizeof(*docs));
+		in.n_src = in.n_tgt = n;
+		in.self = self;
+		if (docs == NULL || relate_extend(&cand, &in, &err) < 0) {
+			fprintf(stderr, "assign_real: extend: %s\n", err.msg);
+			return 1;
+		}
+		free(docs);
 		if (argc > 5)
 			save_cache(argv[5], &cand);
 	}

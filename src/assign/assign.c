@@ -3059,8 +3059,8 @@ out:
 static int resolve(struct solver *S)
 {
 	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
-	size_t t, nsrc, batch = 1, moved, left;
-	int rc = -1, r;
+	size_t t, nsrc, nexc = 0, sum, batch = 1, moved, left;
+	int rc = -1, r, y;
 
 	stk = malloc((S->nn + 1) * sizeof(uint32_t));
 	svia = malloc((S->nn + 1) * sizeof(uint32_t));
@@ -3073,13 +3073,26 @@ static int resolve(struct solver *S)
 			rc = resolve_ssp(S);
 			goto out;
 		}
-		nsrc = 0;
-		if (S->tot_def > S->tot_exc)
-			srcs[nsrc++] = S->y;
-		for (t = 0; t < S->nt; t++)
-			if (exc_of(S, (uint32_t)t))
-				srcs[nsrc++] = tnode(S, (uint32_t)t);
-		r = pd_phase(S, stk, svia, cur, srcs, nsrc, batch, &moved);
+		/* the excess targets of the last phase, those still in
+		 * excess kept: a path takes excess from where it starts
+		 * only, so no target gains any; the full scan when the sum
+		 * disagrees (the first phase) */
+		for (t = 0, nsrc = 0, sum = 0; t < nexc; t++) {
+			uint32_t e = exc_of(S, srcs[1 + t] - (uint32_t)S->ns);
+
+			sum += e;
+			if (e)
+				srcs[1 + nsrc++] = srcs[1 + t];
+		}
+		if (sum != S->tot_exc)
+			for (t = 0, nsrc = 0; t < S->nt; t++)
+				if (exc_of(S, (uint32_t)t))
+					srcs[1 + nsrc++] = tnode(S, (uint32_t)t);
+		nexc = nsrc;
+		y = S->tot_def > S->tot_exc;	/* Y the source in srcs[0] */
+		srcs[0] = S->y;
+		r = pd_phase(S, stk, svia, cur, srcs + !y, nexc + y, batch,
+			     &moved);
 		if (r < 0)
 			goto out;
 		if (r == 0) {
