@@ -2877,9 +2877,9 @@ static int has_excess(const struct solver *S, uint32_t v)
 
 /*
  * One phase: the search stops at the batch-th settled sink (resolve()
- * picks the batch), p += min(d, dmax) makes the shortest paths to the
- * settled sinks tight, and a blocking flow augments along every tight
- * arc. *moved = the units augmented. 1 = flow moved, 0 = no deficit
+ * passes 1; any batch is sound), p += min(d, dmax) makes the shortest
+ * paths to the settled sinks tight, and a blocking flow augments along
+ * every tight arc. *moved = the units augmented. 1 = flow moved, 0 = no deficit
  * reachable, 2 = none moved.
  */
 static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
@@ -3043,23 +3043,27 @@ out:
 #define RESOLVE_SSP_TAIL 16
 
 /*
- * Phases 1-2 by primal-dual phases; single paths when a phase stalls
- * or when at most RESOLVE_SSP_TAIL units of imbalance are left.
+ * Phases 1-2 by primal-dual phases; single paths (resolve_ssp()) once a
+ * phase moves at most one unit, or when at most RESOLVE_SSP_TAIL units
+ * of imbalance are left.
  *
- * The batch (sinks a phase's search settles before it stops) adapts:
- * it starts at 1, which keeps the search local, and the blocking flow
- * then uses every tight arc, so a phase usually moves many units (a
- * fixed batch of max(deficit, excess)/4 made the synthetic solve
- * 2.5-3x slower). When a phase moves at most one unit, the batch
- * doubles (capped at the imbalance left): on real sites the phases
- * after cost scaling moved one unit each, at ~1 s a phase at 1,000,000
- * pages (13,364 units: hours). Any batch is sound: only settled nodes'
- * potentials move, by min(d, dmax) (bench/RESULTS.md, issue 17b).
+ * A phase's search stops at its first settled sink (batch 1): the
+ * search stays local and the blocking flow then uses every tight arc,
+ * so the first phases move thousands of units (a fixed batch of
+ * max(deficit, excess)/4 made the synthetic solve 2.5-3x slower). On
+ * real sites the phases after the first two or three moved one unit
+ * each (200,000 pages: 849 phases for 3,012 units, 1,000,000 pages:
+ * 13,364 units at ~1 s a phase), and a larger batch does not help:
+ * doubled up to every deficit left (939), a phase still moved one unit,
+ * at two to five times the search. The shortest paths to the deficits
+ * share a bottleneck, so each unit needs its own change of potentials;
+ * one shortest path from a deficit to the nearest excess (resolve_ssp())
+ * is the cheaper search for that (bench/RESULTS.md, issue 17b).
  */
 static int resolve(struct solver *S)
 {
 	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
-	size_t t, nsrc, nexc = 0, sum, batch = 1, moved, left;
+	size_t t, nsrc, nexc = 0, sum, moved;
 	int rc = -1, r, y;
 
 	stk = malloc((S->nn + 1) * sizeof(uint32_t));
@@ -3091,8 +3095,7 @@ static int resolve(struct solver *S)
 		nexc = nsrc;
 		y = S->tot_def > S->tot_exc;	/* Y the source in srcs[0] */
 		srcs[0] = S->y;
-		r = pd_phase(S, stk, svia, cur, srcs + !y, nexc + y, batch,
-			     &moved);
+		r = pd_phase(S, stk, svia, cur, srcs + !y, nexc + y, 1, &moved);
 		if (r < 0)
 			goto out;
 		if (r == 0) {
@@ -3105,12 +3108,13 @@ static int resolve(struct solver *S)
 			rc = r;
 			goto out;
 		}
-		log_debug("assign: phase %zu, batch %zu, moved %zu, deficit "
-			  "%zu, excess %zu", S->phases, batch, moved,
-			  S->tot_def, S->tot_exc);
-		left = S->tot_def > S->tot_exc ? S->tot_def : S->tot_exc;
-		if (moved <= 1 && batch < left)
-			batch = 2 * batch < left ? 2 * batch : left;
+		log_debug("assign: phase %zu, moved %zu, deficit %zu, "
+			  "excess %zu", S->phases, moved, S->tot_def,
+			  S->tot_exc);
+		if (moved <= 1) {	/* stalled: one path a unit */
+			rc = resolve_ssp(S);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
