@@ -14,35 +14,19 @@
  * change) are measured on the same lists without paying the top-M twice.
  * ASSIGN_DEBUG=1 logs the solver's steps (phases, deficits). Prints one
  * key=value line. Not part of `make bench`: the vectors are not in the
- * repository (bench/RESULTS.md, issue 17b).
+ * repository (bench/RESULTS.md, issue 17b). Built like bench/ivf.sh's
+ * ivf_bench: cc -O2 -Iinclude bench/assign_real.c build/liblinkbot.a
+ * and ivf.sh's libraries, plus -lglpk.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "linkbot/assign.h"
 #include "linkbot/log.h"
 #include "linkbot/relate.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
+#include "clock.h"
 
 static int load_cache(const char *path, struct lb_candidates *c, size_t n,
 		      size_t m)
