@@ -3052,7 +3052,7 @@ out:
  * so the first phases move thousands of units (a fixed batch of
  * max(deficit, excess)/4 made the synthetic solve 2.5-3x slower). On
  * real sites the phases after the first two or three moved one unit
- * each (200,000 pages: 849 phases for 3,012 units, 1,000,000 pages:
+ * each (200,000 pages: 849 phases for 14,434 units, 1,000,000 pages:
  * 13,364 units at ~1 s a phase), and a larger batch does not help:
  * doubled up to every deficit left (939), a phase still moved one unit,
  * at two to five times the search. The shortest paths to the deficits
