@@ -2879,8 +2879,8 @@ static int has_excess(const struct solver *S, uint32_t v)
  * One phase: the search stops at the batch-th settled sink (resolve()
  * passes 1; any batch is sound), p += min(d, dmax) makes the shortest
  * paths to the settled sinks tight, and a blocking flow augments along
- * every tight arc. *moved = the units augmented. 1 = flow moved, 0 = no deficit
- * reachable, 2 = none moved.
+ * every tight arc. *moved = the units augmented. 1 = flow moved, 0 = no
+ * deficit reachable, 2 = none moved.
  */
 static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 		    uint32_t *cur, uint32_t *srcs, size_t nsrc, size_t batch,
