@@ -23,23 +23,7 @@
 #include "linkbot/relate.h"
 #include "../src/relate/relate_int.h"
 #include "relate_vec.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
+#include "clock.h"
 
 /* the first n rows of a vectors file, d checked */
 static float *load(const char *path, size_t n, size_t d)

@@ -2875,21 +2875,22 @@ static int has_excess(const struct solver *S, uint32_t v)
 	return exc_of(S, v - (uint32_t)S->ns) > 0;
 }
 
-/* One phase. 1 = flow moved, 0 = no deficit reachable, 2 = none moved. */
+/*
+ * One phase: the search stops at the batch-th settled sink (resolve()
+ * passes 1; any batch is sound), p += min(d, dmax) makes the shortest
+ * paths to the settled sinks tight, and a blocking flow augments along
+ * every tight arc. *moved = the units augmented. 1 = flow moved, 0 = no
+ * deficit reachable, 2 = none moved.
+ */
 static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
-		    uint32_t *cur, uint32_t *srcs, size_t nsrc)
+		    uint32_t *cur, uint32_t *srcs, size_t nsrc, size_t batch,
+		    size_t *moved_out)
 {
 	int64_t dmax = 0;
-	size_t i, moved = 0, reached = 0, batch;
+	size_t i, moved = 0, reached = 0;
 	uint32_t v;
 
-	/* stop the search at the first settled sink: its shortest path
-	 * becomes tight and the search stays local; the blocking flow then
-	 * uses every tight arc, not only this search's. Measured
-	 * (bench/RESULTS.md): waiting for a batch of max(deficit, excess)/4
-	 * sinks, as before, made the solve 2.5-3x slower. */
-	batch = 1;
-
+	*moved_out = 0;
 	new_epoch(S);
 	for (i = 0; i < nsrc; i++) {
 		S->seen[srcs[i]] = S->epoch;
@@ -2974,6 +2975,7 @@ static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 			moved++;
 		}
 	}
+	*moved_out = moved;
 	return moved > 0 ? 1 : 2;
 }
 
@@ -3040,13 +3042,29 @@ out:
  */
 #define RESOLVE_SSP_TAIL 16
 
-/* Phases 1-2 by primal-dual phases; single paths when a phase stalls
- * or when at most RESOLVE_SSP_TAIL units of imbalance are left. */
+/*
+ * Phases 1-2 by primal-dual phases; single paths (resolve_ssp()) once a
+ * phase moves at most one unit, or when at most RESOLVE_SSP_TAIL units
+ * of imbalance are left.
+ *
+ * A phase's search stops at its first settled sink (batch 1): the
+ * search stays local and the blocking flow then uses every tight arc,
+ * so the first phases move thousands of units (a fixed batch of
+ * max(deficit, excess)/4 made the synthetic solve 2.5-3x slower). On
+ * real sites the phases after the first two or three moved one unit
+ * each (200,000 pages: 849 phases for 14,434 units, 1,000,000 pages:
+ * 13,364 units at ~1 s a phase), and a larger batch does not help:
+ * doubled up to every deficit left (939), a phase still moved one unit,
+ * at two to five times the search. The shortest paths to the deficits
+ * share a bottleneck, so each unit needs its own change of potentials;
+ * one shortest path from a deficit to the nearest excess (resolve_ssp())
+ * is the cheaper search for that (bench/RESULTS.md, issue 17b).
+ */
 static int resolve(struct solver *S)
 {
 	uint32_t *stk = NULL, *svia = NULL, *cur = NULL, *srcs = NULL;
-	size_t t, nsrc;
-	int rc = -1, r;
+	size_t t, nsrc, nexc = 0, sum, moved;
+	int rc = -1, r, y;
 
 	stk = malloc((S->nn + 1) * sizeof(uint32_t));
 	svia = malloc((S->nn + 1) * sizeof(uint32_t));
@@ -3059,13 +3077,25 @@ static int resolve(struct solver *S)
 			rc = resolve_ssp(S);
 			goto out;
 		}
-		nsrc = 0;
-		if (S->tot_def > S->tot_exc)
-			srcs[nsrc++] = S->y;
-		for (t = 0; t < S->nt; t++)
-			if (exc_of(S, (uint32_t)t))
-				srcs[nsrc++] = tnode(S, (uint32_t)t);
-		r = pd_phase(S, stk, svia, cur, srcs, nsrc);
+		/* the excess targets of the last phase, those still in
+		 * excess kept: a path takes excess from where it starts
+		 * only, so no target gains any; the full scan when the sum
+		 * disagrees (the first phase) */
+		for (t = 0, nsrc = 0, sum = 0; t < nexc; t++) {
+			uint32_t e = exc_of(S, srcs[1 + t] - (uint32_t)S->ns);
+
+			sum += e;
+			if (e)
+				srcs[1 + nsrc++] = srcs[1 + t];
+		}
+		if (sum != S->tot_exc)
+			for (t = 0, nsrc = 0; t < S->nt; t++)
+				if (exc_of(S, (uint32_t)t))
+					srcs[1 + nsrc++] = tnode(S, (uint32_t)t);
+		nexc = nsrc;
+		y = S->tot_def > S->tot_exc;	/* Y the source in srcs[0] */
+		srcs[0] = S->y;
+		r = pd_phase(S, stk, svia, cur, srcs + !y, nexc + y, 1, &moved);
 		if (r < 0)
 			goto out;
 		if (r == 0) {
@@ -3078,8 +3108,13 @@ static int resolve(struct solver *S)
 			rc = r;
 			goto out;
 		}
-		log_debug("assign: phase %zu, deficit %zu, excess %zu",
-			  S->phases, S->tot_def, S->tot_exc);
+		log_debug("assign: phase %zu, moved %zu, deficit %zu, "
+			  "excess %zu", S->phases, moved, S->tot_def,
+			  S->tot_exc);
+		if (moved <= 1) {	/* stalled: one path a unit */
+			rc = resolve_ssp(S);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
