@@ -80,6 +80,10 @@ _radosgw_start_once() {
 	mon data = $d/mon
 	osd data = $d/osd
 	osd objectstore = memstore
+	# the first boot sometimes fails "init unable to update_crush_device_class:
+	# (1) Operation not permitted" (the mon not yet taking the new OSD's
+	# command); a one-OSD test cluster needs no device class
+	osd class update on start = false
 	memstore device bytes = 1073741824
 	[client.rgw]
 	rgw frontends = beast endpoint=127.0.0.1:$rp
