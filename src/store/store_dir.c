@@ -61,26 +61,36 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* The temporary name beside path: "DIR/.NAME.PID.tmp" (hidden from
+ * listings; a killed run's is replaced by the next run with its pid). */
+static char *tmp_path(const char *path, struct lb_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+
+	if (tmp == NULL) {
+		lb_error_set(err, LB_ENOMEM, "out of memory");
+		return NULL;
+	}
+	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
+		 slash + 1, (long)getpid());
+	return tmp;
+}
+
 static int dir_put(struct lb_store *st, const char *key, const void *data,
 		   size_t len, const struct lb_object_meta *meta,
 		   struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	char *path = NULL, *tmp = NULL, *slash;
-	size_t n;
+	char *path = NULL, *tmp = NULL;
 	int fd = -1, rc = -1;
 
 	(void)meta;
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
-	n = strlen(path) + 32;
-	if ((tmp = malloc(n)) == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
+	if ((tmp = tmp_path(path, err)) == NULL)
 		goto out;
-	}
-	slash = strrchr(path, '/');
-	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
-		 slash + 1, (long)getpid());
 	d->dirty = 1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT) {
@@ -303,8 +313,7 @@ static int dir_link(struct lb_store *st, const char *key, const char *target,
 		    struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	char *path = NULL, *tmp = NULL, *slash;
-	size_t n;
+	char *path = NULL, *tmp = NULL;
 	int r, rc = -1;
 
 	if ((path = join(d, key, err)) == NULL)
@@ -321,14 +330,8 @@ static int dir_link(struct lb_store *st, const char *key, const char *target,
 		goto out;
 	}
 	d->dirty = 1;
-	n = strlen(path) + 32;
-	if ((tmp = malloc(n)) == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
+	if ((tmp = tmp_path(path, err)) == NULL)
 		goto out;
-	}
-	slash = strrchr(path, '/');
-	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
-		 slash + 1, (long)getpid());
 	unlink(tmp);	/* one that a killed run with this pid left */
 	r = symlink(target, tmp);
 	if (r < 0 && errno == ENOENT) {
