@@ -88,6 +88,7 @@ struct hostinfo {
 	char *origin;
 	enum robots_state state;
 	struct lb_robots *robots;	/* NULL when READY: allow all */
+	char *refused;			/* R_REFUSED: "refused private address A" */
 	struct fetch_req **parked;
 	size_t n_parked, alloc_parked;
 };
@@ -507,11 +508,38 @@ static void tell(struct crawl *c, const char *url, const char *outcome,
 		c->opts->on_page(c->opts->on_page_arg, url, outcome, status, why);
 }
 
+/*
+ * The page an outcome belongs to is the URL as listed (j->first); when it
+ * was redirected, the hop that decided is said too, so an operator can find
+ * the page (a refused hop to 127.0.0.1 is not a page of the site).
+ */
+static void page_log(struct crawl *c, struct job *j, const char *url,
+		     const char *outcome, int status, const char *why)
+{
+	const char *page = url;
+	char *both = NULL;
+
+	if (j->first != NULL && strcmp(j->first, url) != 0) {
+		size_t n = strlen(why) + strlen(url) + 20;
+		page = j->first;
+		if ((both = malloc(n)) != NULL) {	/* else: why alone */
+			snprintf(both, n, "%s (redirected to %s)", why, url);
+			why = both;
+		}
+	}
+	if (strcmp(outcome, "excluded") == 0)
+		log_info("%s: excluded: %s", page, why);
+	else
+		log_warnx("cannot fetch '%s': %s (previous version kept)",
+			  page, why);
+	tell(c, page, outcome, status, why);
+	free(both);
+}
+
 static int page_exclude(struct crawl *c, struct job *j, int status,
 			const char *url, const char *why)
 {
-	log_info("%s: excluded: %s", url, why);
-	tell(c, url, "excluded", status, why);
+	page_log(c, j, url, "excluded", status, why);
 	c->st->excluded++;
 	if (j->was_live)
 		c->st->removed++;
@@ -522,8 +550,7 @@ static int page_exclude(struct crawl *c, struct job *j, int status,
 static int page_failed(struct crawl *c, struct job *j, int status,
 		       const char *url, const char *why)
 {
-	log_warnx("cannot fetch '%s': %s (previous version kept)", url, why);
-	tell(c, url, "failed", status, why);
+	page_log(c, j, url, "failed", status, why);
 	c->st->failed++;
 	page_counted(c);
 	return corpus_failed(c->corpus, j->first, status, c->now, c->err);
@@ -596,8 +623,8 @@ static int queue_page(struct crawl *c, struct fetch_req *req, int front)
 		req_drop(req);
 		return rc;
 	case R_REFUSED:
-		rc = page_exclude(c, j, 0, req->url,
-				  "host refused (private address)");
+		rc = page_exclude(c, j, 0, req->url, h->refused != NULL ?
+				  h->refused : "refused private address");
 		req_drop(req);
 		return rc;
 	}
@@ -652,6 +679,7 @@ static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
 		h->state = R_READY;
 	} else if (res->error == FE_REFUSED) {
 		h->state = R_REFUSED;
+		h->refused = strdup(res->msg);	/* NULL: the generic words */
 	} else {
 		log_warnx("cannot fetch '%s': %s; not crawling %s this run",
 			  req->url, res->error == FE_OK ? "server error" :
@@ -1842,6 +1870,7 @@ static void crawl_release(struct crawl *c)
 	free(c->filters);
 	for (i = 0; i < c->n_hosts; i++) {
 		free(c->hosts[i].origin);
+		free(c->hosts[i].refused);
 		robots_free(c->hosts[i].robots);
 		for (k = 0; k < c->hosts[i].n_parked; k++)
 			req_drop(c->hosts[i].parked[k]);

@@ -50,7 +50,7 @@ grep -q "loop-b/: excluded: redirect loop" "$WORK/run1.log" ||
 check "redirect loop detected" test $? -eq 0
 check "too many redirects" grep -q "excluded: too many redirects" "$WORK/run1.log"
 check "redirect out of the set excluded" \
-	grep -q "elsewhere/page/: excluded: redirected out" "$WORK/run1.log"
+	grep -q "blog/redirect-out/: excluded: redirected out of the sets. patterns (redirected to [^ ]*/elsewhere/page/)" "$WORK/run1.log"
 check "not HTML excluded" grep -q "not-html/: excluded: not HTML" "$WORK/run1.log"
 check "body cap" grep -q "huge/: excluded: body larger" "$WORK/run1.log"
 check "gzip bomb stopped at the cap" grep -q "bomb/: excluded: body larger" "$WORK/run1.log"
