@@ -58,28 +58,54 @@ struct rr_work {
 	int failed;
 };
 
+/*
+ * Row r of x against row t: the sum over t's entries of acc[col], acc
+ * holding row r scattered (zero elsewhere). The products and their order
+ * (increasing column) are csr_dot()'s, so the result is the same bits;
+ * the lookups have no branch to mispredict (csr_dot()'s merge of two
+ * rows of 300 terms cost 4 times as much on synthetic rows).
+ */
+static double scattered_dot(const struct csr *x, const float *acc, size_t t)
+{
+	size_t q;
+	double s = 0;
+
+	for (q = x->ptr[t]; q < x->ptr[t + 1]; q++)
+		s += (double)acc[x->col[q]] * x->val[q];
+	return s;
+}
+
 static void *rerank_rows(void *arg)
 {
 	struct rr_work *w = arg;
-	size_t m0 = w->in->m, m = w->out->m, i, j, n;
+	const struct csr *x = w->x;
+	size_t m0 = w->in->m, m = w->out->m, i, j, n, p;
 	struct cand *v = malloc((m0 + 1) * sizeof(*v));
+	float *acc = calloc(x->n_cols + 1, sizeof(*acc));
 
-	if (v == NULL) {
+	if (v == NULL || acc == NULL) {
 		w->failed = 1;
+		free(v);
+		free(acc);
 		return NULL;
 	}
 	for (i = w->r0; i < w->r1; i++) {
 		const uint32_t *it = w->in->target + i * m0;
 		const float *is = w->in->score + i * m0;
+		size_t r = w->srow[w->rb + i];
 
+		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
+			acc[x->col[p]] = x->val[p];
 		for (j = 0, n = 0; j < m0; j++) {
 			if (it[j] == LB_NO_TARGET)
 				continue;
 			v[n].t = it[j];
 			v[n++].s = rerank_score(is[j],
-						csr_dot(w->x, w->srow[w->rb + i],
-							it[j]), w->a);
+						scattered_dot(x, acc, it[j]),
+						w->a);
 		}
+		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
+			acc[x->col[p]] = 0;
 		qsort(v, n, sizeof(*v), cand_cmp);
 		for (j = 0; j < n && j < m; j++) {
 			w->out->target[i * m + j] = v[j].t;
@@ -87,6 +113,7 @@ static void *rerank_rows(void *arg)
 		}
 	}
 	free(v);
+	free(acc);
 	return NULL;
 }
 
