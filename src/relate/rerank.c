@@ -62,8 +62,10 @@ struct rr_work {
  * Row r of x against row t: the sum over t's entries of acc[col], acc
  * holding row r scattered (zero elsewhere). The products and their order
  * (increasing column) are csr_dot()'s, so the result is the same bits;
- * the lookups have no branch to mispredict (csr_dot()'s merge of two
- * rows of 300 terms cost 4 times as much on synthetic rows).
+ * the lookups have no branch to mispredict (csr_dot()'s merge of the two
+ * rows took 2.4 times the CPU on synthetic rows of 285 terms; adding the
+ * zeros of the terms the source has not changes no bit: weights are
+ * positive).
  */
 static double scattered_dot(const struct csr *x, const float *acc, size_t t)
 {
