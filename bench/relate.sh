@@ -12,7 +12,8 @@
 # "more like this"), with the ratio to the best peer; then the older small
 # corpora beside the old plain TF-IDF baseline and random.
 # Speed: relate_topm() (the candidate step) on N synthetic pages, d = 256,
-# M = 32, beside one bare sgemm of the same product and FAISS IndexFlatIP
+# M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
+# docs/relate.md), beside one bare sgemm of the same product and FAISS IndexFlatIP
 # on the same vectors, same run. N defaults to the 100000 (about
 # 2.5 minutes of 2-core compute a kernel, most of it FAISS and the bare
 # sgemm; the bare sgemm strips need 0.8 GB), one run; RELATE_BENCH_N=20000
@@ -115,12 +116,12 @@ val() { # file-glob key
 }
 speed() { # tag, then the env command prefix
 	local tag=$1; shift
-	echo "== relate speed ($tag): N=$N d=256 M=32, best of $REPEAT"
+	echo "== relate speed ($tag): N=$N d=256 M=64, best of $REPEAT"
 	# (an earlier run's files would take part in the best-of)
 	rm -f "$out/relate-speed-$tag-"*.txt "$out/relate-faiss-$tag-"*.txt
 	for i in $(seq "$REPEAT"); do
-		"$@" "$out/relate_speed" "$N" 256 32 >"$out/relate-speed-$tag-$i.txt"
-		"$@" "$out/relate_faiss" "$N" 256 32 >"$out/relate-faiss-$tag-$i.txt"
+		"$@" "$out/relate_speed" "$N" 256 64 >"$out/relate-speed-$tag-$i.txt"
+		"$@" "$out/relate_faiss" "$N" 256 64 >"$out/relate-faiss-$tag-$i.txt"
 	done
 	cat "$out/relate-speed-$tag-1.txt" "$out/relate-faiss-$tag-1.txt"
 	local same cross bare fsame fcross core
