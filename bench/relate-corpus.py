@@ -43,7 +43,11 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           site-erlang (OTP application), site-linux (kernel subsystem);
           the third half: site-gimp (gimp-help-en, manual chapter),
           site-cmake (cmake-doc, reference directory), site-astropy
-          (python-astropy-doc API, subpackage).
+          (python-astropy-doc API, subpackage); the fourth half:
+          site-lilypond, site-git, site-pandas; the fifth: site-annex and
+          site-ikiwiki (ikiwiki-built wikis, section directory),
+          site-ada (Ada 2012 RM, section or annex), site-libreoffice
+          (LibreOffice help, application).
 
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
@@ -561,6 +565,83 @@ def site_pandas():
     return out
 
 
+# Issue 20, fifth half (report, never seen): written before any run of
+# round 5 and before any method change of it.
+def wiki_sections(base, url, commands):
+    """An ikiwiki-built wiki: label = the first directory of the page's
+    path (tips/, plugins/, news/, ...), the section's own top-level page
+    X.html going with X/; top-level pages whose name starts with one of
+    `commands` (the man pages) are labelled "commands"; the other
+    top-level pages (loose pages of no section) are left out."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        if len(parts) > 1:
+            lab = parts[0]
+        elif any(rel.startswith(c) for c in commands):
+            lab = "commands"
+        elif os.path.isdir(os.path.join(base, rel[:-5])):
+            lab = rel[:-5]
+        else:
+            continue
+        out.append((lab, p, url + rel))
+    return out
+
+
+def site_annex():
+    """git-annex's wiki (the git-annex package's html/): label = section
+    directory (tips, design, install, walkthrough, special_remotes, ...)
+    or "commands" for the git-annex*, git-remote-*, git-union-merge man
+    pages."""
+    return [("annex:" + lab, f, u) for lab, f, u in
+            wiki_sections("/usr/share/doc/git-annex/html",
+                          "https://git-annex.test/",
+                          ("git-annex", "git-remote-", "git-union-merge"))]
+
+
+def site_ikiwiki():
+    """ikiwiki's own wiki (the ikiwiki package's html/): label = section
+    directory (plugins, ikiwiki = markup and directives, tips, news =
+    release announcements, examples, rcs, ...), man pages ikiwiki-* as
+    "commands"."""
+    return [("iki:" + lab, f, u) for lab, f, u in
+            wiki_sections("/usr/share/doc/ikiwiki/html",
+                          "https://ikiwiki.test/", ("ikiwiki-",))]
+
+
+def site_ada():
+    """ada-reference-manual-2012 (the Ada 2012 Reference Manual, one page a
+    clause): label = the section (1-13) or annex (A-Q) the clause is in,
+    from the file name rm-S-...; the front matter (rm-0-*, contents,
+    title) is left out."""
+    base = "/usr/share/doc/ada-reference-manual-2012/arm2012.html"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "rm-*.html"))):
+        name = os.path.basename(p)
+        sec = name[3:-5].split("-")[0]
+        if sec in ("0", "TOC", "Ttl"):
+            continue
+        out.append(("ada:" + sec, p, "https://ada.test/rm2012/" + name))
+    return out
+
+
+def site_libreoffice():
+    """libreoffice-help-en-us (LibreOffice's offline help, HTML): label =
+    the application directory under text/ (swriter, scalc, simpress,
+    sdraw, smath, schart, sdatabase, sbasic = Basic and Python macros,
+    shared = the dialogs and guides common to all)."""
+    base = "/usr/share/libreoffice/help"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "en-US", "text", "**",
+                                           "*.html"), recursive=True)):
+        rel = os.path.relpath(p, base)
+        out.append(("lo:" + rel.split("/")[2], p,
+                    "https://help.libreoffice.test/" + rel))
+    return out
+
+
 SITES = {
     # name: (pages, most pages a label keeps)
     "site-python": (site_python, 1000),
@@ -575,6 +656,10 @@ SITES = {
     "site-lilypond": (site_lilypond, 300),
     "site-git": (site_git, 300),
     "site-pandas": (site_pandas, 300),
+    "site-annex": (site_annex, 300),
+    "site-ikiwiki": (site_ikiwiki, 300),
+    "site-ada": (site_ada, 300),
+    "site-libreoffice": (site_libreoffice, 1000),
 }
 
 

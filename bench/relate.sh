@@ -2,8 +2,8 @@
 # relate benchmarks (make bench runs every bench/*.sh).
 #
 # Quality: precision@8 on labelled corpora built from real documentation
-# (bench/relate-corpus.py). Twelve whole sites (issue 20: a tuning half
-# and three report halves, bench/RESULTS.md; a built site corpus is
+# (bench/relate-corpus.py). Sixteen whole sites (issue 20: a tuning half
+# and four report halves, bench/RESULTS.md; a built site corpus is
 # reused: delete build/bench/site-*.tsv after an extractor change), ours
 # published (after the assignment, L = 8, every page >= 8 in) and
 # unconstrained, beside the peers a user
@@ -12,7 +12,8 @@
 # "more like this"), with the ratio to the best peer; then the older small
 # corpora beside the old plain TF-IDF baseline and random.
 # Speed: relate_topm() (the candidate step) on N synthetic pages, d = 256,
-# M = 32, beside one bare sgemm of the same product and FAISS IndexFlatIP
+# M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
+# docs/relate.md), beside one bare sgemm of the same product and FAISS IndexFlatIP
 # on the same vectors, same run. N defaults to the issue's 100000 (about
 # 2.5 minutes of 2-core compute a kernel, most of it FAISS and the bare
 # sgemm; the bare sgemm strips need 0.8 GB), one run; RELATE_BENCH_N=20000
@@ -56,9 +57,9 @@ cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
-echo "== relate quality, twelve sites: precision@8, ours published (k = 8) against the best peer's top 8"
+echo "== relate quality, sixteen sites: precision@8, ours published (k = 8) against the best peer's top 8"
 for c in python postgresql scipy octave erlang linux gimp cmake astropy \
-	lilypond git pandas; do
+	lilypond git pandas annex ikiwiki ada libreoffice; do
 	f="$out/site-$c.tsv"
 	[ -s "$f" ] || python3 bench/relate-corpus.py "site-$c" "$f" "$out/relate_html"
 	"$out/relate_quality" "$f" lsa >"$out/relate-site-$c.txt"
@@ -115,12 +116,12 @@ val() { # file-glob key
 }
 speed() { # tag, then the env command prefix
 	local tag=$1; shift
-	echo "== relate speed ($tag): N=$N d=256 M=32, best of $REPEAT"
+	echo "== relate speed ($tag): N=$N d=256 M=64, best of $REPEAT"
 	# (an earlier run's files would take part in the best-of)
 	rm -f "$out/relate-speed-$tag-"*.txt "$out/relate-faiss-$tag-"*.txt
 	for i in $(seq "$REPEAT"); do
-		"$@" "$out/relate_speed" "$N" 256 32 >"$out/relate-speed-$tag-$i.txt"
-		"$@" "$out/relate_faiss" "$N" 256 32 >"$out/relate-faiss-$tag-$i.txt"
+		"$@" "$out/relate_speed" "$N" 256 64 >"$out/relate-speed-$tag-$i.txt"
+		"$@" "$out/relate_faiss" "$N" 256 64 >"$out/relate-faiss-$tag-$i.txt"
 	done
 	cat "$out/relate-speed-$tag-1.txt" "$out/relate-faiss-$tag-1.txt"
 	local same cross bare fsame fcross core

@@ -18,18 +18,29 @@
  * times relate_extend() alone on N synthetic lists of M (targets drawn
  * skewed, u^2, so that a share of the pages is in few lists or none):
  * its cost at sizes where the top-M itself takes too long here (10^6).
+ *
+ *   relate_speed rerank N M NNZ
+ *
+ * times the hybrid re-ranking (rerank.c) alone: N synthetic lists of 2M
+ * dense candidates (uniform targets) re-scored with the sparse cosine of
+ * N synthetic term rows of NNZ entries (columns drawn u^2 over 100,000
+ * terms: a few frequent, most rare; unit rows) and cut to M, on every
+ * core; prints CPU and wall seconds and the memory of the term rows.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cblas.h>
 
 #include "linkbot/relate.h"
 #include "relate_vec.h"
+#include "../src/relate/relate_int.h"
 
 static double now_s(void)
 {
@@ -113,6 +124,79 @@ static int extend_only(size_t n, size_t m)
 	return rc == -1;
 }
 
+static int ucmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* relate_speed rerank N M NNZ: the hybrid re-ranking alone */
+static int rerank_only(size_t n, size_t m, size_t nnz)
+{
+	struct csr x = { .n_rows = n, .n_cols = 100000 };
+	struct lb_candidates c;
+	struct lb_error err;
+	struct rusage r0, r1;
+	uint64_t st = 42;
+	size_t i, j, *srow = malloc(n * sizeof(*srow));
+	double t0, cpu;
+
+	lb_error_init(&err);
+	x.ptr = malloc((n + 1) * sizeof(*x.ptr));
+	x.col = malloc(n * nnz * sizeof(*x.col));
+	x.val = malloc(n * nnz * sizeof(*x.val));
+	if (!srow || !x.ptr || !x.col || !x.val ||
+	    lb_candidates_init(&c, n, RERANK_DEPTH * m) == -1)
+		return 1;
+	for (i = 0; i < n; i++) {
+		uint32_t *cl = x.col + i * nnz;
+		size_t k = 0;
+
+		srow[i] = i;
+		x.ptr[i] = i * nnz;
+		for (j = 0; j < nnz; j++) {
+			double u = (double)(relate_rand(&st) >> 11) /
+				   9007199254740992.0;
+
+			cl[j] = (uint32_t)(u * u * (double)x.n_cols);
+		}
+		qsort(cl, nnz, sizeof(*cl), ucmp);
+		for (j = 1; j < nnz; j++)	/* distinct, sorted */
+			if (cl[j] <= cl[j - 1])
+				cl[j] = cl[j - 1] + 1;
+		for (j = 0; j < nnz; j++)
+			x.val[i * nnz + j] = 1.0f / sqrtf((float)nnz);
+		for (k = 0; k < c.m; k++) {
+			c.target[i * c.m + k] =
+				(uint32_t)(relate_rand(&st) % n);
+			c.score[i * c.m + k] = 0.9f - 0.001f * (float)k;
+		}
+	}
+	x.ptr[n] = n * nnz;
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_s();
+	if (rerank_hybrid(&c, &x, srow, 0, m, RERANK_SPARSE,
+			  (int)sysconf(_SC_NPROCESSORS_ONLN), &err) == -1)
+		return fprintf(stderr, "%s\n", err.msg), 1;
+	t0 = now_s() - t0;
+	getrusage(RUSAGE_SELF, &r1);
+	cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec +
+		       r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+	      (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec +
+		       r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+	printf("relate_speed: rerank N=%zu depth=%zu M=%zu nnz=%zu: "
+	       "rerank_s=%.3f cpu_s=%.3f term_rows_mb=%.0f\n", n,
+	       RERANK_DEPTH * m, m, nnz, t0, cpu,
+	       (double)n * nnz * 8 / 1e6);
+	lb_candidates_release(&c);
+	free(x.ptr);
+	free(x.col);
+	free(x.val);
+	free(srow);
+	return 0;
+}
+
 static double checksum(const struct lb_candidates *c)
 {
 	double s = 0;
@@ -134,6 +218,10 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	double t_same, t_cross, t_bare;
 
+	if (argc > 4 && strcmp(argv[1], "rerank") == 0)
+		return rerank_only(strtoul(argv[2], NULL, 10),
+				   strtoul(argv[3], NULL, 10),
+				   strtoul(argv[4], NULL, 10));
 	if (argc > 3 && strcmp(argv[1], "extend") == 0)
 		return extend_only(strtoul(argv[2], NULL, 10),
 				   strtoul(argv[3], NULL, 10));

@@ -23,7 +23,9 @@ struct lb_candidates {
 	size_t n_src;
 	size_t m;
 	uint32_t *target;	/* n_src * m */
-	float *score;		/* n_src * m, cosine similarity in [-1, 1] */
+	float *score;		/* n_src * m, similarity in [-1, 1]: the
+				 * cosine (LSA: the hybrid of the dense and
+				 * the sparse cosine, docs/relate.md) */
 	float random_floor;	/* what random pairs score; -INFINITY: unknown */
 };
 

@@ -14,7 +14,9 @@
  *
  * Candidates: exact top-M by cosine, computed in blocks with sgemm fused
  * with selection, never N x N in memory; ties broken by the lower target
- * index, so the output is deterministic. When the source list is the
+ * index, so the output is deterministic. With LSA, the top 2M by the
+ * dense cosine are re-scored half dense, half the sparse cosine of the
+ * weighted terms, and the best M kept (the hybrid re-ranking). When the source list is the
  * target list (same pointers, same order), each pair is computed once.
  *
  * Calling sequence:
@@ -66,7 +68,8 @@ struct lb_relate_input {
 };
 
 enum lb_relate_method {
-	LB_RELATE_LSA = 0,	/* weighted terms + LSA projection (default) */
+	LB_RELATE_LSA = 0,	/* weighted terms + LSA projection, hybrid
+				 * re-ranking (default) */
 	LB_RELATE_TFIDF,	/* plain TF-IDF cosine (the baseline) */
 	LB_RELATE_EMBED,	/* external /v1/embeddings (opts.embed) */
 };

@@ -130,24 +130,6 @@ static int smooth(float *vec, size_t n, size_t d, int threads,
 	return 0;
 }
 
-/* sparse dot of rows a and b of x (columns sorted) */
-static double csr_dot(const struct csr *x, size_t a, size_t b)
-{
-	size_t p = x->ptr[a], pe = x->ptr[a + 1];
-	size_t q = x->ptr[b], qe = x->ptr[b + 1];
-	double s = 0;
-
-	while (p < pe && q < qe) {
-		if (x->col[p] < x->col[q])
-			p++;
-		else if (x->col[p] > x->col[q])
-			q++;
-		else
-			s += (double)x->val[p++] * x->val[q++];
-	}
-	return s;
-}
-
 static int float_cmp(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -166,11 +148,14 @@ static int float_cmp(const void *a, const void *b)
  * percentile marked a third of the demo site's fillers that were on topic
  * (bench/RESULTS.md). Links filling the k constraint can be below it
  * (fillers.h).
- * Rows are doc rows of vec (d floats) or, when vec is NULL, of x; source i
- * is row srow[i], target j row j. -INFINITY when no pair exists.
+ * Rows are doc rows of vec (d floats) and of x; source i is row srow[i],
+ * target j row j. With both, a pair scores as the candidates do after the
+ * hybrid re-ranking (rerank_score(), sparse share w); with one, its
+ * cosine. -INFINITY when no pair exists.
  */
 static float random_floor(const float *vec, size_t d, const struct csr *x,
-			  const size_t *srow, size_t n_src, size_t n_tgt)
+			  double w, const size_t *srow, size_t n_src,
+			  size_t n_tgt)
 {
 	float *sc;
 	uint64_t st = FLOOR_SEED;
@@ -192,6 +177,9 @@ static float random_floor(const float *vec, size_t d, const struct csr *x,
 		if (vec) {
 			for (i = 0; i < d; i++)
 				dot += (double)vec[a * d + i] * vec[b * d + i];
+			if (x)
+				dot = rerank_score((float)dot,
+						   csr_dot(x, a, b), w);
 		} else {
 			dot = csr_dot(x, a, b);
 		}
@@ -453,7 +441,7 @@ int relate_candidates(const struct lb_relate_input *in,
 		if (m && sparse_topm(&x, srow, in->n_tgt, gself, m, rb, re,
 				     out, err) == -1)
 			goto out;
-		out->random_floor = random_floor(NULL, 0, &x, srow, in->n_src,
+		out->random_floor = random_floor(NULL, 0, &x, 0, srow, in->n_src,
 						 in->n_tgt);
 		goto extend;
 	}
@@ -476,9 +464,10 @@ int relate_candidates(const struct lb_relate_input *in,
 		tm[1] = now_s();
 		log_debug("relate: %zu pages, %zu terms, %zu entries in %.2f s",
 			  n_docs, x.n_cols, x.ptr[n_docs], tm[1] - tm[0]);
+		/* x stays: the hybrid re-ranking scores the candidates
+		 * with it (rerank.c) */
 		if (lsa_project(&x, &d, opts->seed, nthreads, &vec, err) == -1)
 			goto out;
-		csr_release(&x);
 		tm[2] = now_s();
 		log_debug("relate: LSA to %zu dimensions in %.2f s", d,
 			  tm[2] - tm[1]);
@@ -494,10 +483,14 @@ int relate_candidates(const struct lb_relate_input *in,
 	if (d == 0)
 		d = 1;	/* no terms at all: zero vectors, scores 0 */
 
-	/* language groups (one group unless multi-language) */
+	/* language groups (one group unless multi-language); the LSA's
+	 * lists twice as deep, for the re-ranking */
+	if (x.ptr)
+		m = RERANK_DEPTH * opts->m;
 	if (lb_candidates_init(out, re - rb, m) == -1)
 		goto nomem;
-	out->random_floor = random_floor(vec, d, NULL, srow, in->n_src,
+	out->random_floor = random_floor(vec, d, x.ptr ? &x : NULL,
+					 RERANK_SPARSE, srow, in->n_src,
 					 in->n_tgt);
 	key = malloc((n_docs + 1) * sizeof(*key));
 	gs = malloc((in->n_src + 1) * sizeof(*gs));
@@ -581,6 +574,14 @@ int relate_candidates(const struct lb_relate_input *in,
 	}
 	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
 		  now_s() - tm[3]);
+	if (x.ptr) {
+		tm[3] = now_s();
+		if (rerank_hybrid(out, &x, srow, rb, opts->m, RERANK_SPARSE,
+				  nthreads, err) == -1)
+			goto out;
+		log_debug("relate: hybrid re-ranking of %zu rows in %.2f s",
+			  re - rb, now_s() - tm[3]);
+	}
 extend:
 	/* every row at hand: lists extended for the targets few reach */
 	if (rb == 0 && re == in->n_src && relate_extend(out, in, err) == -1)

@@ -22,6 +22,10 @@ struct csr {
 
 void csr_release(struct csr *x);
 
+/* Dot product of rows a and b of x (columns sorted), in double, one fixed
+ * order (rerank.c). */
+double csr_dot(const struct csr *x, size_t a, size_t b);
+
 /*
  * Weighted term vectors of docs, one unit-length row per doc (a doc
  * without terms gives an empty row). plain = 1: the baseline, tokens of
@@ -116,6 +120,22 @@ struct cand {
 };
 
 int cand_cmp(const void *a, const void *b);
+
+/*
+ * Hybrid re-ranking (rerank.c, docs/relate.md): every row of c (its m0
+ * candidates by dense score; candidate row i is doc row srow[rb + i] of
+ * x, target t doc row t) scored rerank_score(dense, csr_dot(), a), the
+ * best m kept, best first (score, then the lower target), padding where
+ * fewer; c is replaced (random_floor kept). threads: up to that many;
+ * the result does not depend on it. 0, or -1 (no memory: err, c kept).
+ */
+#define RERANK_SPARSE 0.5	/* a: the sparse cosine's share */
+#define RERANK_DEPTH 2		/* dense candidates re-scored: 2M */
+int rerank_hybrid(struct lb_candidates *c, const struct csr *x,
+		  const size_t *srow, size_t rb, size_t m, double a,
+		  int threads, struct lb_error *err);
+/* (1 - a) dense + a sparse, as a float */
+float rerank_score(float dense, double sparse, double a);
 
 /*
  * Approximate top-M for large sites (ivf.c, docs/relate.md): k-means

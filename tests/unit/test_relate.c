@@ -1229,6 +1229,111 @@ static void test_lang_group(void **state)
  * of entries whose targets other lists hold enough, until m/2 lists hold
  * it; first halves untouched, lists best first, idempotent.
  */
+/* the hybrid re-ranking (rerank.c): (1 - a) dense + a sparse cosine over
+ * the dense candidates, the best m kept, ties to the lower target,
+ * padding kept, the candidate row's doc row taken from srow[rb + i], and
+ * the same result for any thread count */
+static void test_rerank(void **state)
+{
+	/* rows: 0 = e0, 1 = e1, 2 = e0, 3 = 0.6 e0 + 0.8 e1, 4 = empty */
+	size_t ptr[] = { 0, 1, 2, 3, 5, 5 };
+	uint32_t col[] = { 0, 1, 0, 0, 1 };
+	float val[] = { 1, 1, 1, 0.6f, 0.8f };
+	struct csr x = { .n_rows = 5, .n_cols = 3, .ptr = ptr, .col = col,
+			 .val = val };
+	size_t srow[] = { 0, 1, 2, 3, 4 };
+	struct lb_candidates c, d;
+	struct lb_error err;
+	size_t i, j;
+
+	(void)state;
+	lb_error_init(&err);
+	assert_int_equal(lb_candidates_init(&c, 2, 4), 0);
+	c.random_floor = -0.25f;
+	/* source 0: dense 1 0.9, 3 0.8, 2 0.5, 4 0.4 */
+	c.target[0] = 1; c.score[0] = 0.9f;
+	c.target[1] = 3; c.score[1] = 0.8f;
+	c.target[2] = 2; c.score[2] = 0.5f;
+	c.target[3] = 4; c.score[3] = 0.4f;
+	/* source 1: two candidates tied in both scores, then padding */
+	c.target[4] = 2; c.score[4] = 0.6f;
+	c.target[5] = 0; c.score[5] = 0.6f;
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 0, 3, 0.5, 1, &err), 0);
+	assert_int_equal(c.m, 3);
+	assert_int_equal(c.n_src, 2);
+	assert_true(c.random_floor == -0.25f);
+	/* 2: 0.5 * 0.5 + 0.5 * 1 = 0.75; 3: 0.4 + 0.3; 1: 0.45; 4 (0.2) out */
+	assert_int_equal(c.target[0], 2);
+	assert_int_equal(c.target[1], 3);
+	assert_int_equal(c.target[2], 1);
+	assert_true(fabsf(c.score[0] - 0.75f) < 1e-6f);
+	assert_true(fabsf(c.score[1] - 0.70f) < 1e-6f);
+	assert_true(fabsf(c.score[2] - 0.45f) < 1e-6f);
+	assert_true(c.score[1] == rerank_score(0.8f, csr_dot(&x, 0, 3), 0.5));
+	assert_int_equal(c.target[3], 0);	/* the tie: lower target first */
+	assert_int_equal(c.target[4], 2);
+	assert_int_equal(c.target[5], LB_NO_TARGET);
+	lb_candidates_release(&c);
+
+	/* a row range: candidate row 0 is source 3 (srow[3 + 0]) */
+	assert_int_equal(lb_candidates_init(&c, 1, 2), 0);
+	c.target[0] = 1; c.score[0] = 0.5f;
+	c.target[1] = 0; c.score[1] = 0.5f;
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 3, 2, 0.5, 1, &err), 0);
+	assert_int_equal(c.target[0], 1);	/* sparse 0.8 beats 0.6 */
+	assert_true(fabsf(c.score[0] - 0.65f) < 1e-6f);
+	assert_int_equal(c.target[1], 0);
+	lb_candidates_release(&c);
+
+	/* 1 or 3 threads, many rows: the same bits */
+	{
+		enum { N = 900, MC = 8 };
+		size_t *p2 = malloc((N + 1) * sizeof(*p2)), *sr = malloc(N * sizeof(*sr));
+		uint32_t *c2 = malloc(N * 4 * sizeof(*c2));
+		float *v2 = malloc(N * 4 * sizeof(*v2));
+		struct csr y = { .n_rows = N, .n_cols = 64, .ptr = p2,
+				 .col = c2, .val = v2 };
+		uint64_t st = 7;
+
+		for (i = 0; i < N; i++) {
+			sr[i] = i;
+			p2[i] = 4 * i;
+			for (j = 0; j < 4; j++) {
+				c2[4 * i + j] = (uint32_t)(16 * j +
+					relate_rand(&st) % 16);
+				v2[4 * i + j] = 0.5f;
+			}
+		}
+		p2[N] = 4 * N;
+		assert_int_equal(lb_candidates_init(&c, N, MC), 0);
+		assert_int_equal(lb_candidates_init(&d, N, MC), 0);
+		for (i = 0; i < N * MC; i++) {
+			c.target[i] = d.target[i] =
+				(uint32_t)(relate_rand(&st) % N);
+			c.score[i] = d.score[i] =
+				(float)(relate_rand(&st) % 5) / 8;
+		}
+		assert_int_equal(rerank_hybrid(&c, &y, sr, 0, MC / 2, 0.5, 1,
+					       &err), 0);
+		assert_int_equal(rerank_hybrid(&d, &y, sr, 0, MC / 2, 0.5, 3,
+					       &err), 0);
+		assert_memory_equal(c.target, d.target,
+				    N * MC / 2 * sizeof(*c.target));
+		assert_memory_equal(c.score, d.score,
+				    N * MC / 2 * sizeof(*c.score));
+		for (i = 0; i < N; i++)
+			for (j = 1; j < MC / 2; j++)
+				assert_true(c.score[i * MC / 2 + j] <=
+					    c.score[i * MC / 2 + j - 1]);
+		lb_candidates_release(&c);
+		lb_candidates_release(&d);
+		free(p2);
+		free(sr);
+		free(c2);
+		free(v2);
+	}
+}
+
 static void test_extend(void **state)
 {
 	enum { N = 12, M = 4 };
@@ -1350,6 +1455,7 @@ int main(void)
 		cmocka_unit_test(test_candidates_links),
 		cmocka_unit_test(test_text_source),
 		cmocka_unit_test(test_extend),
+		cmocka_unit_test(test_rerank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
