@@ -2787,9 +2787,12 @@ static int certify(const struct solver *S)
  * it (every residual arc carries one), which lowers the cost, and the
  * labels start again. A work budget (RP_PASSES passes over the arcs)
  * bounds it all; beyond it the solve takes the closed-form hand-off, as
- * before. Either way certify() checks the result.
+ * before. Either way certify() checks the result. The budget is wide:
+ * on the real 900,000-page site two cycles took 15.2 passes (27 s wall
+ * at load 7), while the closed-form hand-off there left 52,240 units,
+ * 13,077 of them for single paths that had not finished after 30 min.
  */
-#define RP_PASSES 16
+#define RP_PASSES 64
 
 /* the search's arrays, borrowed from cost scaling's (struct cs), whose
  * refines are over: no memory beyond theirs */
