@@ -3,6 +3,8 @@
 // network, in a process of its own so that peak memory is per solver.
 //
 //   assign_bench ours|lemon N M L k [seed]
+//   assign_bench lemon-file N M L k CANDIDATES   (bench/assign_real.c's
+//                                   cache of a real site's lists)
 //
 // Prints one line: solver, N, M, L, k, seconds, peak RSS of the solve
 // (VmHWM minus the RSS before solving, MiB), objective (model units: score
@@ -497,7 +499,8 @@ int main(int argc, char **argv)
 
 	if (argc < 6) {
 		fprintf(stderr, "usage: assign_bench ours|lemon|night|lemon-night "
-			"N M L k [seed]\n");
+			"N M L k [seed]\n"
+			"       assign_bench lemon-file N M L k CANDIDATES\n");
 		return 2;
 	}
 	n = strtoul(argv[2], nullptr, 10);
@@ -507,7 +510,10 @@ int main(int argc, char **argv)
 	seed = argc > 6 ? strtoull(argv[6], nullptr, 10) : 1;
 	log_init(getenv("ASSIGN_DEBUG") ? 2 : 0);
 	std::vector<double> pop;
-	make_instance(&c, n, m, seed, &pop);
+	if (std::string(argv[1]) == "lemon-file")
+		c = lb_candidates{};	/* no synthetic instance */
+	else
+		make_instance(&c, n, m, seed, &pop);
 	if (std::string(argv[1]) == "night") {
 		rc = run_night(&c, pop, n, l, k, seed);
 	} else if (std::string(argv[1]) == "lemon-night") {
@@ -519,6 +525,23 @@ int main(int argc, char **argv)
 		make_night(&c, pop, n, m, seed, &c1, &map, &n1);
 		rc = run_lemon(&c1, n1, l, k);
 		lb_candidates_release(&c1);
+	} else if (std::string(argv[1]) == "lemon-file" && argc > 6) {
+		/* LEMON on candidates that bench/assign_real.c cached (argv[6];
+		 * N and M as given there): a real site's lists */
+		struct lb_candidates cf;
+		FILE *f = fopen(argv[6], "rb");
+
+		rc = 1;
+		if (f != nullptr && lb_candidates_init(&cf, n, m) == 0) {
+			if (fread(cf.target, sizeof(*cf.target) * m, n, f) == n &&
+			    fread(cf.score, sizeof(*cf.score) * m, n, f) == n)
+				rc = run_lemon(&cf, n, l, k);
+			lb_candidates_release(&cf);
+		}
+		if (f != nullptr)
+			fclose(f);
+		if (rc == 1)
+			fprintf(stderr, "assign_bench: cannot read '%s'\n", argv[6]);
 	} else if (std::string(argv[1]) == "ours")
 		rc = run_ours(&c, n, l, k, seed);
 	else if (std::string(argv[1]) == "lemon")

@@ -136,10 +136,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("assign_real: N=%zu M=%zu L=%zu k=%zu topm_s=%.1f "
-	       "seconds=%.2f cpu=%.2f objective=%.6f certified=%d "
+	       "seconds=%.2f cpu=%.2f objective=%.6f model_objective=%.6f "
+	       "certified=%d "
 	       "min_in=%zu max_in=%zu random=%zu augmentations=%zu\n",
 	       n, m, ap.links, ap.min_in, ts, now_s() - t0, cpu_s() - c0,
-	       st.objective, st.certified, st.min_in, st.max_in,
+	       st.objective, st.model_objective, st.certified, st.min_in,
+	       st.max_in,
 	       st.random_links, st.augmentations);
 	lb_assignment_release(&a);
 	lb_candidates_release(&cand);

@@ -52,9 +52,14 @@
  *   all bonuses 0 this is plain top-L, recorded for the figures.
  * Phase 1, cost scaling (cost_scale, its own notes below): Goldberg's
  *   push-relabel with eps falling from 2^24 to 1 unit, restarted through
- *   phase 0 at every eps, gives bonuses within a few units of the optimal
- *   dual; phase 0 from them leaves only imbalances that tight arcs carry,
- *   and phase 3 at full scale removes them in a few passes. Should it
+ *   phase 0 at every eps, ends with a balanced flow within one unit of
+ *   optimal. The hand-off (repair_potentials, its notes) keeps that flow
+ *   and moves only the potentials, by shortest distances in its residual
+ *   graph (negative cycles cancelled), until every residual arc has
+ *   rc >= 0: the flow is then optimal as it is and nothing is left for
+ *   phase 3. Only if that runs over its budget do the bonuses go
+ *   through phase 0 (which leaves the imbalances of arcs within one
+ *   unit) and phase 3 at full scale, as before issue 17c. Should it
  *   give up (a relabel budget: k cannot hold, or a pathological
  *   instance), the solve falls back to phases 1'-2 from zero bonuses.
  * Phase 1', warm start (price_rounds): parallel reverse-auction rounds on
@@ -2622,9 +2627,14 @@ static int cs_refine(struct solver *S, struct cs *C)
 
 /*
  * Bonuses by cost scaling (above), from the bonuses in S->p at eps0
- * (CS_EPS0 cold; CS_EPS_WARM from yesterday's). 0: S->p holds the bonuses for
- * init_flow(); 1: gave up (S->p is then zeroed); -1: no memory.
+ * (CS_EPS0 cold; CS_EPS_WARM from yesterday's). 2: the last refine's
+ * flow is optimal and S->p certifies it (repair_potentials(); its in[],
+ * used lists and heaps are for adopt_flow() to renew); 0: S->p holds the
+ * bonuses for init_flow(); 1: gave up (S->p is then zeroed); -1: no
+ * memory.
  */
+static int repair_potentials(struct solver *S, struct cs *C);
+
 static int cost_scale(struct solver *S, int64_t eps0)
 {
 	struct cs C;
@@ -2660,8 +2670,12 @@ static int cost_scale(struct solver *S, int64_t eps0)
 		goto out;
 	if (r > 0)
 		memset(S->p, 0, S->nn * sizeof(int64_t));
-	else
+	else if (C.eps == 1 && (r = repair_potentials(S, &C)) == 0)
+		r = 2;	/* the last refine's flow, optimal */
+	else if (r >= 0) {
+		r = 0;
 		cs_bonuses(S);
+	}
 	rc = r;
 out:
 	for (g = 0; C.hubt && C.hubs && g < S->ng; g++) {
@@ -2734,6 +2748,236 @@ static int certify(const struct solver *S)
 		}
 	}
 	return 1;
+}
+
+/*
+ * ---- the hand-off: the last refine's flow, its potentials repaired ----
+ *
+ * The last refine (eps = 1 unit of cost) ends with a balanced flow f and
+ * potentials p under which every residual arc has rc >= -1. Until issue
+ * 17c the solve kept only the bonuses and rebuilt the flow from them in
+ * closed form (init_flow), which re-opens every arc at rc = -1: on the
+ * real vectors of a 200,000-page site that left 4,138-14,434 units of
+ * imbalance, and the phases and single paths that routed them took 36 to
+ * 150 s, each path's search crossing the plateau of targets at the hub's
+ * level (147,000 of them, all at distance 0 through the hub) to move one
+ * unit (bench/RESULTS.md, issue 17c).
+ *
+ * Instead the flow is kept and only the potentials move. f is optimal iff
+ * its residual graph has no negative cycle; then the shortest distances
+ * d(v) <= 0 from a virtual root joined to every node by a 0 arc give
+ * p' = p + d with rc' = rc + d(u) - d(v) >= 0 on every residual arc: a
+ * certificate for f as it is. d is found by a FIFO label-correcting
+ * search (Bellman-Ford's queue form; rc may be negative): the first pass
+ * scans every arc once, later ones only nodes whose label fell, so the
+ * work follows the violated arcs (200,000 real pages: 3.8 passes' worth
+ * of arc scans, labels down to -12 units; 20,000 synthetic: 2.5). A hub
+ * or Y whose label falls relaxes all its arcs, which happens once per
+ * level of labels, not once per unit as with the single paths.
+ *
+ * Stopping cost scaling at a coarser eps and leaving more to this search
+ * was measured (eps 16 to 1,024 at N = 20,000 and 100,000): from eps 16
+ * on the flow has negative cycles, found only after several passes
+ * each, and from 1,024 the budget runs out; the refines it saves are
+ * 3-7 % of the relabels. So cost scaling still ends at eps = 1.
+ *
+ * f need not be optimal (eps = 1 only bounds a cycle's cost by its
+ * length): a negative cycle shows as a cycle of the parent pointers
+ * (checked after every n pops, O(n)), and is cancelled: one unit around
+ * it (every residual arc carries one), which lowers the cost, and the
+ * labels start again. A work budget (RP_PASSES passes over the arcs)
+ * bounds it all; beyond it the solve takes the closed-form hand-off, as
+ * before. Either way certify() checks the result. The budget is wide:
+ * on the real 900,000-page site two cycles took 15.2 passes (27 s wall
+ * at load 7), while the closed-form hand-off there left 52,240 units,
+ * 13,077 of them for single paths that had not finished after 30 min.
+ */
+#define RP_PASSES 64
+
+/* the search's arrays, borrowed from cost scaling's (struct cs), whose
+ * refines are over: no memory beyond theirs */
+struct rp {
+	int64_t *d;		/* C->ex */
+	uint32_t *ring;		/* C->ring */
+	uint32_t *mark;		/* S->settled */
+	uint8_t *inq;		/* C->inq */
+	size_t head, n;
+};
+
+static inline void rp_relax(struct solver *S, struct rp *R, uint32_t u,
+			    uint32_t v, int64_t c, uint32_t via)
+{
+	int64_t nd = R->d[u] + c + S->p[u] - S->p[v];
+
+	if (nd < R->d[v]) {
+		R->d[v] = nd;
+		S->nxt[v] = u;
+		S->via[v] = via;
+		if (!R->inq[v]) {
+			R->inq[v] = 1;
+			R->ring[(R->head + R->n++) % S->nn] = v;
+		}
+	}
+}
+
+/* Relax every residual arc out of u; returns the arcs looked at. */
+static size_t rp_scan(struct solver *S, struct rp *R, uint32_t u)
+{
+	size_t i;
+
+	if (is_src(S, u)) {
+		for (i = S->off[u]; i < S->off[u + 1]; i++)
+			if (!(S->fl[i] & 1))
+				rp_relax(S, R, u, tnode(S, S->tg[i]), S->cost[i],
+					 (uint32_t)i);
+		if (hub_src(S, u) && S->r[u] < S->ls[u])
+			rp_relax(S, R, u, hnode(S, S->gs[u]), S->cost_r,
+				 VIA_SRC_HUB);
+		return S->off[u + 1] - S->off[u] + 1;
+	}
+	if (is_tgt(S, u)) {
+		uint32_t t = u - (uint32_t)S->ns;
+
+		for (i = S->roff[t]; i < S->roff[t + 1]; i++) {
+			uint32_t a = S->rarc[i];
+
+			if (S->fl[a] & 1)
+				rp_relax(S, R, u, S->rsrc[i],
+					 -(int64_t)S->cost[a], a);
+		}
+		if (S->hub && S->q[t] > 0)
+			rp_relax(S, R, u, hnode(S, S->gt[t]), 0, VIA_HUB_T);
+		if (S->fy[t] < fty_cap(S, t))
+			rp_relax(S, R, u, S->y, 0, VIA_Y);
+		return S->roff[t + 1] - S->roff[t] + 2;
+	}
+	if (is_hub(S, u)) {
+		uint32_t g = u - hnode(S, 0);
+
+		for (i = S->gtoff[g]; i < S->gtoff[g + 1]; i++)
+			rp_relax(S, R, u, tnode(S, S->gtgt[i]), 0, VIA_HUB_T);
+		for (i = S->gsoff[g]; i < S->gsoff[g + 1]; i++)
+			if (S->r[S->gsrc[i]] > 0)
+				rp_relax(S, R, u, S->gsrc[i], -S->cost_r,
+					 VIA_SRC_HUB);
+		return S->gtoff[g + 1] - S->gtoff[g] + S->gsoff[g + 1] -
+		       S->gsoff[g];
+	}
+	for (i = 0; i < S->nt; i++)
+		if (S->fy[i] > 0)
+			rp_relax(S, R, u, tnode(S, (uint32_t)i), 0, VIA_Y);
+	return S->nt;
+}
+
+/* One unit along the residual arc u -> v: the flow only (adopt_flow()
+ * renews what follows from it). */
+static void rp_push(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
+{
+	if (via == VIA_Y) {
+		if (u == S->y)
+			S->fy[v - S->ns]--;
+		else
+			S->fy[u - S->ns]++;
+	} else if (via == VIA_HUB_T) {
+		if (is_hub(S, u))
+			S->q[v - S->ns]++;
+		else
+			S->q[u - S->ns]--;
+	} else if (via == VIA_SRC_HUB) {
+		if (is_src(S, u))
+			S->r[u]++;
+		else
+			S->r[v]--;
+	} else {
+		S->fl[via] ^= 1;
+	}
+}
+
+/* A cycle of the parent pointers (a negative cycle), cancelled; 1 if
+ * there was one. */
+static int rp_cancel_cycle(struct solver *S, struct rp *R)
+{
+	size_t v;
+
+	memset(R->mark, 0, S->nn * sizeof(uint32_t));
+	for (v = 0; v < S->nn; v++) {
+		uint32_t x = (uint32_t)v, id = (uint32_t)v + 1, c;
+
+		while (x != NONE && R->mark[x] == 0) {
+			R->mark[x] = id;
+			x = S->nxt[x];
+		}
+		if (x == NONE || R->mark[x] != id)
+			continue;
+		/* x is on a cycle: nxt[c] -> c are its arcs */
+		c = x;
+		do {
+			uint32_t u = S->nxt[c];
+
+			rp_push(S, u, c, S->via[c]);
+			c = u;
+		} while (c != x);
+		return 1;
+	}
+	return 0;
+}
+
+/* 0: f kept and S->p certifies it; 1: over budget (S->p as it was, the
+ * flow perhaps improved by cancelled cycles). */
+static int repair_potentials(struct solver *S, struct cs *C)
+{
+	struct rp R;
+	size_t v, pops = 0, work = 0, budget = RP_PASSES * (S->na + S->nn);
+	size_t cycles = 0;
+
+	memset(&R, 0, sizeof(R));
+	R.d = C->ex;
+	R.ring = C->ring;
+	R.mark = S->settled;
+	R.inq = C->inq;
+restart:
+	for (v = 0; v < S->nn; v++) {
+		R.d[v] = 0;
+		S->nxt[v] = NONE;
+		R.ring[v] = (uint32_t)v;
+		R.inq[v] = 1;
+	}
+	R.head = 0;
+	R.n = S->nn;
+	while (R.n > 0 && work < budget) {
+		uint32_t u = R.ring[R.head];
+
+		R.head = (R.head + 1) % S->nn;
+		R.n--;
+		R.inq[u] = 0;
+		work += rp_scan(S, &R, u);
+		if (++pops % S->nn == 0 && rp_cancel_cycle(S, &R)) {
+			cycles++;
+			goto restart;
+		}
+	}
+	log_debug("assign: hand-off: potentials %s after %zu pops (%.1f "
+		  "passes), %zu negative cycles cancelled",
+		  R.n ? "not repaired" : "repaired", pops,
+		  (double)work / (double)(S->na + S->nn), cycles);
+	if (R.n > 0)
+		return 1;
+	for (v = 0; v < S->nn; v++)
+		S->p[v] += R.d[v];
+	return 0;
+}
+
+/* The derived state of the flow cost scaling left (in-degrees, used
+ * lists, totals, the search heaps), which its pushes left stale. */
+static void adopt_flow(struct solver *S)
+{
+	size_t t;
+
+	par_for(S, S->nt, used_part, S);
+	for (t = 0; t < S->nt; t++)
+		S->in[t] += S->q[t];
+	recount(S);
+	ph_rebuild(S);
 }
 
 /*
@@ -3857,7 +4101,7 @@ static int solve_once(const struct lb_candidates *cand,
 	t_cs = now_seconds();
 	r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
 	t_cs = now_seconds() - t_cs;
-	if (r > 0 && warm != NULL) {
+	if (r == 1 && warm != NULL) {
 		/* a warm start that went astray costs a cold solve, no more */
 		log_debug("assign: warm cost scaling gave up; cold");
 		memset(S.p, 0, S.nn * sizeof(int64_t));
@@ -3868,10 +4112,16 @@ static int solve_once(const struct lb_candidates *cand,
 		r = cost_scale(&S, CS_EPS0);
 	}
 	j = 0;
-	if (r == 0) {
+	if (r == 2) {
+		j = sizeof(shifts) / sizeof(shifts[0]);
+		adopt_flow(&S);
+		log_debug("assign: the last refine's flow kept: deficit %zu, "
+			  "excess %zu", S.tot_def, S.tot_exc);
+		r = resolve(&S);
+	} else if (r == 0) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
 		r = init_flow(&S, 0) < 0 ? -1 : resolve(&S);
-	} else if (r > 0) {
+	} else if (r == 1) {
 		log_debug("assign: cost scaling gave up; cost levels");
 		r = 0;
 	}
