@@ -239,6 +239,7 @@ static struct fetch_req *job_req(enum job_kind kind, const char *url,
 		return NULL;
 	}
 	j->kind = kind;
+	r->source = kind == J_SRC_SITEMAP || kind == J_SRC_HTML;
 	if (lb_strlist_add(&j->chain, url, err) < 0) {
 		req_drop(r);
 		return NULL;

@@ -52,6 +52,17 @@ int xrobots_expired(const char *date, int64_t now);
 
 #define LB_SITEMAP_MAX_BYTES ((size_t)64 << 20)	/* 50 MB + room, unzipped */
 
+/*
+ * Time limits of a sitemap (XML or HTML): it may hold 50 MB, which a slow
+ * server, or a crawl sharing a loaded machine with its own extraction,
+ * does not send within a page's timeout_seconds; a source that times out
+ * costs the night its URLs. So a source is given up when it moves fewer
+ * than LB_SOURCE_MIN_RATE bytes a second for timeout_seconds (a drip), or
+ * after LB_SOURCE_MAX_SECONDS in all; a page keeps timeout_seconds in all.
+ */
+#define LB_SOURCE_MIN_RATE 1024
+#define LB_SOURCE_MAX_SECONDS 600
+
 /* is_index: loc names a sitemap (from a <sitemapindex>), else a page. */
 typedef int (*sitemap_fn)(void *arg, int is_index, const char *loc,
 			  const char *lastmod);
@@ -98,6 +109,7 @@ struct fetch_req {
 	size_t cap;			/* 0: the fetcher's default */
 	int truncate;			/* over cap: keep the first cap bytes
 					 * (FE_TOOBIG with them), robots.txt */
+	int source;			/* a sitemap: LB_SOURCE_* time limits */
 	char *if_none_match;		/* may be NULL */
 	char *if_modified_since;	/* may be NULL */
 	/* fetcher's */

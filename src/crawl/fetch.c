@@ -622,7 +622,14 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	if (req->tries > 0)	/* the last connection may be poisoned */
 		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
+	if (req->source && f->o.timeout < LB_SOURCE_MAX_SECONDS) {
+		curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)LB_SOURCE_MAX_SECONDS);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT,
+				 (long)LB_SOURCE_MIN_RATE);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, f->o.timeout);
+	} else {
+		curl_easy_setopt(e, CURLOPT_TIMEOUT, f->o.timeout);
+	}
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, f->o.connect_timeout);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	if (!req->truncate)	/* else a Content-Length over cap is read */
