@@ -567,39 +567,74 @@ out:
 	return rc;
 }
 
-int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
-	    struct lb_error *err)
-{
+struct lb_gzip {
 	z_stream zs;
+	int started;	/* deflateInit2() done: reset before each object */
+};
+
+struct lb_gzip *lb_gzip_new(void)
+{
+	return calloc(1, sizeof(struct lb_gzip));
+}
+
+void lb_gzip_free(struct lb_gzip *gz)
+{
+	if (gz == NULL)
+		return;
+	if (gz->started)
+		deflateEnd(&gz->zs);
+	free(gz);
+}
+
+int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
+		size_t *out_len, struct lb_error *err)
+{
+	z_stream *zs = &gz->zs;
 	unsigned long bound;
 	char *buf = NULL;
 	int zr;
 
 	*out = NULL;
-	memset(&zs, 0, sizeof(zs));
-	/* 16 + 15: a gzip wrapper with no name and mtime 0: deterministic. */
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 16 + 15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return lb_error_set(err, LB_ENOMEM, "cannot start gzip");
-	bound = deflateBound(&zs, (uLong)len);
-	if ((uLong)len != len || (buf = malloc(bound)) == NULL) {
-		deflateEnd(&zs);
-		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (!gz->started) {
+		memset(zs, 0, sizeof(*zs));
+		/* 16 + 15: a gzip wrapper with no name and mtime 0:
+		 * deterministic. */
+		if (deflateInit2(zs, 9, Z_DEFLATED, 16 + 15, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return lb_error_set(err, LB_ENOMEM, "cannot start gzip");
+		gz->started = 1;
+	} else if (deflateReset(zs) != Z_OK) {
+		return lb_error_set(err, LB_EINTERNAL, "cannot reset gzip");
 	}
-	zs.next_in = (Bytef *)(size_t)data;
-	zs.avail_in = (uInt)len;
-	zs.next_out = (Bytef *)buf;
-	zs.avail_out = (uInt)bound;
-	zr = deflate(&zs, Z_FINISH);
+	bound = deflateBound(zs, (uLong)len);
+	if ((uLong)len != len || (buf = malloc(bound)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	zs->next_in = (Bytef *)(size_t)data;
+	zs->avail_in = (uInt)len;
+	zs->next_out = (Bytef *)buf;
+	zs->avail_out = (uInt)bound;
+	zr = deflate(zs, Z_FINISH);
 	if (zr != Z_STREAM_END) {
-		deflateEnd(&zs);
 		free(buf);
 		return lb_error_set(err, LB_EINTERNAL, "gzip did not finish");
 	}
-	*out_len = zs.total_out;
+	*out_len = zs->total_out;
 	*out = buf;
-	deflateEnd(&zs);
 	return 0;
+}
+
+int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
+	    struct lb_error *err)
+{
+	struct lb_gzip *gz = lb_gzip_new();
+	int rc;
+
+	*out = NULL;
+	if (gz == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	rc = lb_gzip_run(gz, data, len, out, out_len, err);
+	lb_gzip_free(gz);
+	return rc;
 }
 
 int publish_keep_updated(struct lb_store *st, const char *key, cJSON *o)

@@ -83,7 +83,7 @@ struct seen {
 	int n;
 };
 
-static int visit(const struct lb_doc *doc, const char *sets, void *arg)
+static int visit(struct lb_doc *doc, const char *sets, void *arg)
 {
 	struct seen *s = arg;
 	size_t len = strlen(s->buf);
