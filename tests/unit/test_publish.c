@@ -325,6 +325,42 @@ static void test_no_manifest(void **state)
 	assert_true(lb_file_exists(path_of(f, "x/y/pages/a.json")));
 }
 
+/*
+ * A fresh folder (no manifest) is not marked first: a run that fails in
+ * its uploads leaves no manifest, and the next one lists pages/, takes
+ * what it finds as pending and converges (deletes what it no longer
+ * produces, uploads the rest).
+ */
+static void test_fresh_failed_run_converges(void **state)
+{
+	struct fixture *f = *state;
+	const char *const v1[] = { "pages/a.json", "{\"a\":1}",
+				   "pages/n.json", "{\"n\":1}",
+				   "pages/z.json", "{\"z\":1}", NULL };
+	const char *const v2[] = { "pages/a.json", "{\"a\":1}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	cJSON *m;
+	char cmd[600];
+
+	lb_error_init(&err);
+	assert_int_equal(lb_mkdirs(path_of(f, "f/e/pages/z.json/x"), &err), 0);
+	assert_int_equal(publish(f, "f/e", v1, 0, &s, &err), -1);
+	assert_int_equal(err.code, LB_ESTORE);
+	assert_true(lb_file_exists(path_of(f, "f/e/pages/n.json")));
+	assert_false(lb_file_exists(path_of(f, "f/e/manifest.json")));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path_of(f, "f/e/pages/z.json"));
+	assert_int_equal(system(cmd), 0);
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "f/e", v2, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 1);
+	assert_int_equal(s.deleted, 1);
+	assert_false(lb_file_exists(path_of(f, "f/e/pages/n.json")));
+	m = manifest(f, "f/e");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "objects")), 1);
+	cJSON_Delete(m);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -414,6 +450,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_run_converges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_failed_run_converges,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 
