@@ -16,6 +16,12 @@
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
 # NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
 # (and nginx's hosts.log in FILE.hosts).
+# Runs back to back: leave ~6 minutes between them. This one deletes its
+# 200,000 files at the end, and ext4 without a journal (this machine's)
+# skips every inode freed in the last 60-360 s when it allocates one
+# (find_inode_bit(), recently_deleted()): the next night's publish then
+# spends most of its CPU there (bench/RESULTS.md, "many sites in one
+# night: the tail").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

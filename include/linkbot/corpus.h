@@ -166,8 +166,12 @@ int state_file_pull(struct lb_store *st, const char *state_dir,
 int state_file_push(struct lb_store *st, const char *state_dir,
 		    const char *rel, struct lb_error *err);
 
-/* Visits each live page once per canonical URL, in canonical URL order. */
-typedef int (*corpus_visit_fn)(const struct lb_doc *doc, const char *sets,
+/*
+ * Visits each live page once per canonical URL, in canonical URL order.
+ * The doc is the visitor's to take: what it moves out (and leaves
+ * lb_doc_init()'ed or NULL) is not released after the visit.
+ */
+typedef int (*corpus_visit_fn)(struct lb_doc *doc, const char *sets,
 			       void *arg);
 int corpus_foreach(struct lb_corpus *c, corpus_visit_fn fn, void *arg,
 		   struct lb_error *err);

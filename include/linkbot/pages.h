@@ -2,7 +2,8 @@
  * pages.h - the live pages of one client loaded from the corpus
  * (src/corpus/pages.c), and the source/target lists of an endpoint over
  * them. The pipeline's build stage reads them, and hands relate their
- * full texts from the corpus (a struct lb_text_source).
+ * full texts: in the docs when the client's fit in memory (pages_load()'s
+ * full_max), else from the corpus (a struct lb_text_source).
  */
 #ifndef LINKBOT_PAGES_H
 #define LINKBOT_PAGES_H
@@ -22,6 +23,7 @@ struct pages {
 	struct page_rec *rec;	/* in canonical URL order */
 	size_t n;
 	struct lb_corpus *corpus;	/* where the full texts stay */
+	int full_texts;		/* every doc holds its full text and links */
 };
 
 /* A selection of pages: indexes into pages->rec. */
@@ -35,9 +37,17 @@ struct page_list {
  * Loads the live pages of corpus, each text cut to text_max bytes (0: no
  * text; a million pages' texts would not fit in memory). The full texts
  * stay in the corpus (corpus_reader_text()).
+ *
+ * With full_max > 0 (and text_max 0), the docs keep their full texts and
+ * links when all of them come to at most full_max bytes (p->full_texts
+ * set): relate then reads them there instead of through a corpus reader
+ * (the same texts: the stored doc, parsed once), and
+ * pages_drop_texts() takes them out again once the build is done, so
+ * that the pages are then what a load without them gives.
  */
-int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
-	       struct lb_error *err);
+int pages_load(struct lb_corpus *corpus, size_t text_max, size_t full_max,
+	       struct pages *p, struct lb_error *err);
+void pages_drop_texts(struct pages *p);
 void pages_release(struct pages *p);
 
 /* Which pages: those of a named set, or those whose path has a prefix. */

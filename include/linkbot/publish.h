@@ -72,6 +72,19 @@ int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	    struct lb_error *err);
 
 /*
+ * The same for many objects: one deflate state (level 9: ~270 KB, zeroed
+ * in part at each start) made once and reset between objects, so that a
+ * publish of many small answers does not allocate and clear it for each.
+ * lb_gzip_run() gives the bytes lb_gzip() gives. Not thread-safe: one
+ * per thread.
+ */
+struct lb_gzip;
+struct lb_gzip *lb_gzip_new(void);
+void lb_gzip_free(struct lb_gzip *gz);
+int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
+		size_t *out_len, struct lb_error *err);
+
+/*
  * Publishing an endpoint or a project (src/publish/endpoint.c, project.c):
  * what publish needs of a run, and nothing of its options. The pipeline
  * fills one job per endpoint (or project) and calls:

@@ -64,6 +64,24 @@ char *render_link_json(const struct lb_endpoint *ep,
 		       const struct lb_doc *doc, enum lb_link_type type,
 		       struct lb_error *err);
 
+/*
+ * The same bytes for the answers of one endpoint, faster: a target is
+ * linked from many pages, so its link object and page-ID key are made
+ * once (render.c). The cache holds at most about max_bytes (past that,
+ * docs are rendered each time); the docs must outlive it and not change.
+ */
+struct lb_render_cache;
+struct lb_render_cache *render_cache_new(const struct lb_endpoint *ep,
+					 size_t max_bytes);
+void render_cache_free(struct lb_render_cache *c);
+char *render_answer_cached(struct lb_render_cache *c,
+			   const struct lb_doc *self,
+			   const struct lb_render_link *links, size_t n,
+			   struct lb_error *err);
+char *render_link_json_cached(struct lb_render_cache *c,
+			      const struct lb_doc *doc, enum lb_link_type type,
+			      struct lb_error *err);
+
 /* The links of one module of a project page (SPEC 2.5). */
 struct lb_render_module {
 	const struct lb_module *module;

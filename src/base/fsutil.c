@@ -10,32 +10,45 @@
 #include "linkbot/fsutil.h"
 #include "linkbot/wait.h"
 
+/*
+ * The directory first: a night makes its directories once and then asks
+ * for them again at every state file and new folder, so the usual case is
+ * one mkdir() that finds it there (EEXIST), not one per component. Only
+ * when a parent is missing (ENOENT) are the parents made, deepest first.
+ */
 int lb_mkdirs(const char *path, struct lb_error *err)
 {
-	char *p = strdup(path);
-	char *s;
-	int rc = -1;
+	char *p;
+	size_t n;
+	int rc;
 
-	if (p == NULL)
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return lb_error_errno(err, LB_EIO, "cannot create '%s'", path);
+	if ((p = strdup(path)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	for (s = p + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			lb_error_errno(err, LB_EIO, "cannot create '%s'", p);
-			goto out;
-		}
-		*s = '/';
+	/* the parent: strip trailing slashes, the last name, its slashes */
+	n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	while (n > 0 && p[n - 1] != '/')
+		n--;
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	if (n == 0 || (n == 1 && p[0] == '/')) {
+		free(p);	/* no parent to make: the cwd or / is gone */
+		errno = ENOENT;
+		return lb_error_errno(err, LB_EIO, "cannot create '%s'", path);
 	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-		lb_error_errno(err, LB_EIO, "cannot create '%s'", p);
-		goto out;
-	}
-	rc = 0;
-out:
+	p[n] = '\0';
+	rc = lb_mkdirs(p, err);
 	free(p);
-	return rc;
+	if (rc < 0)
+		return -1;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return lb_error_errno(err, LB_EIO, "cannot create '%s'", path);
+	return 0;
 }
 
 int lb_mkdirs_parent(const char *path, struct lb_error *err)

@@ -9,6 +9,7 @@
 struct loader {
 	struct pages *p;
 	size_t alloc, text_max;
+	size_t full_max, full_bytes;	/* the full texts' budget, used */
 	struct lb_error *err;
 };
 
@@ -24,12 +25,35 @@ static void utf8_cut(char *s, size_t max)
 	s[max] = '\0';
 }
 
-static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
+/* The bytes of a doc's text and links. */
+static size_t text_bytes(const struct lb_doc *d)
+{
+	size_t n = d->text ? strlen(d->text) + 1 : 0, i;
+
+	for (i = 0; i < d->links.n; i++)
+		n += sizeof(d->links.v[i]) + strlen(d->links.v[i].url) + 1 +
+		     (d->links.v[i].anchor ? strlen(d->links.v[i].anchor) + 1 :
+					     0);
+	return n;
+}
+
+static void drop_text(struct lb_doc *d)
+{
+	free(d->text);
+	d->text = NULL;
+	lb_doclinks_release(&d->links);
+}
+
+/*
+ * The doc is the corpus's parse of the stored JSON: taken as it is (the
+ * JSON form holds no provenance and no unavailable_after, as the stored
+ * one does not), then its text and links cut to what was asked.
+ */
+static int load_one(struct lb_doc *doc, const char *sets, void *arg)
 {
 	struct loader *l = arg;
 	struct pages *p = l->p;
 	struct page_rec *r;
-	char *json;
 
 	if (doc->url == NULL)
 		return 0;
@@ -42,22 +66,28 @@ static int load_one(const struct lb_doc *doc, const char *sets, void *arg)
 		l->alloc = na;
 	}
 	r = &p->rec[p->n];
-	/* The corpus owns doc; keep a deep copy through the JSON form. */
-	json = lb_doc_to_json(doc, l->text_max > 0, 0);
-	if (json == NULL)
+	if ((r->sets = strdup(sets ? sets : "")) == NULL)
 		return lb_error_set(l->err, LB_ENOMEM, "out of memory");
-	if (lb_doc_from_json(json, &r->doc, l->err) < 0) {
-		free(json);
-		return -1;
+	r->doc = *doc;
+	lb_doc_init(doc);
+	memset(r->doc.src, 0, sizeof(r->doc.src));
+	free(r->doc.unavailable_after);
+	r->doc.unavailable_after = NULL;
+	if (p->full_texts) {
+		l->full_bytes += text_bytes(&r->doc);
+		if (l->full_bytes > l->full_max) {
+			/* too big to hold: the corpus reader, as for any */
+			size_t i;
+
+			for (i = 0; i < p->n; i++)
+				drop_text(&p->rec[i].doc);
+			p->full_texts = 0;
+		}
 	}
-	free(json);
-	if (r->doc.text != NULL)
+	if (!p->full_texts && l->text_max == 0)
+		drop_text(&r->doc);
+	else if (!p->full_texts && r->doc.text != NULL)
 		utf8_cut(r->doc.text, l->text_max);
-	r->sets = strdup(sets ? sets : "");
-	if (r->sets == NULL) {
-		lb_doc_release(&r->doc);
-		return lb_error_set(l->err, LB_ENOMEM, "out of memory");
-	}
 	p->n++;
 	return 0;
 }
@@ -68,18 +98,30 @@ static int rec_cmp(const void *a, const void *b)
 		      ((const struct page_rec *)b)->doc.url);
 }
 
-int pages_load(struct lb_corpus *corpus, size_t text_max, struct pages *p,
-	       struct lb_error *err)
+int pages_load(struct lb_corpus *corpus, size_t text_max, size_t full_max,
+	       struct pages *p, struct lb_error *err)
 {
-	struct loader l = { p, 0, text_max, err };
+	struct loader l = { p, 0, text_max, full_max, 0, err };
 
 	memset(p, 0, sizeof(*p));
 	p->corpus = corpus;
+	p->full_texts = full_max > 0 && text_max == 0;
 	if (corpus_foreach(corpus, load_one, &l, err) < 0)
 		return -1;
 	/* Sorted, so that pages_find() can bisect whatever the corpus did. */
 	qsort(p->rec, p->n, sizeof(*p->rec), rec_cmp);
 	return 0;
+}
+
+void pages_drop_texts(struct pages *p)
+{
+	size_t i;
+
+	if (!p->full_texts)
+		return;
+	for (i = 0; i < p->n; i++)
+		drop_text(&p->rec[i].doc);
+	p->full_texts = 0;
 }
 
 void pages_release(struct pages *p)

@@ -453,7 +453,9 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 	in.self = self;
 	in.multi_language = ep->multi_language;
 	texts = pages_text_source(pages);
-	in.text = pages->corpus ? &texts : NULL;
+	/* the full texts: in the docs when they fit (pages.h), else read
+	 * from the corpus */
+	in.text = pages->corpus && !pages->full_texts ? &texts : NULL;
 	if (opts->shard_n > 0) {
 		/* One block of source rows, for a job of a sharded build. */
 		char path[4200];

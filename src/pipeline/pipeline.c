@@ -241,11 +241,21 @@ static size_t text_needed(const struct lb_client *cl)
 	return 0;
 }
 
-static int load_pages(struct client_run *r, struct lb_error *err)
+/*
+ * The pages, once a night. For the build they hold their full texts when
+ * the client's fit in PIPELINE_TEXTS_MAX (relate reads them there, not
+ * through a second parse from the corpus), and drop them after it.
+ */
+#define PIPELINE_TEXTS_MAX ((size_t)64 << 20)
+
+static int load_pages(struct client_run *r, int for_build,
+		      struct lb_error *err)
 {
 	if (r->pages_loaded)
 		return 0;
-	if (pages_load(r->corpus, text_needed(r->cl), &r->pages, err) < 0)
+	if (pages_load(r->corpus, text_needed(r->cl),
+		       for_build ? PIPELINE_TEXTS_MAX : 0, &r->pages,
+		       err) < 0)
 		return -1;
 	r->pages_loaded = 1;
 	log_info("%s: %zu live pages in the corpus", r->cl->id, r->pages.n);
@@ -356,7 +366,7 @@ static int each_endpoint(struct client_run *r, endpoint_fn fn,
 {
 	size_t i;
 
-	if (load_pages(r, err) < 0)
+	if (load_pages(r, fn == build_one, err) < 0)
 		return -1;
 	for (i = 0; i < r->cl->n_endpoints; i++) {
 		const struct lb_endpoint *ep = &r->cl->endpoints[i];
@@ -448,9 +458,12 @@ static int each_project(struct client_run *r, project_fn fn,
 
 static int stage_build(struct client_run *r, struct lb_error *err)
 {
-	if (each_endpoint(r, build_one, err) < 0)
-		return -1;
-	return each_project(r, build_project, err);
+	int rc = each_endpoint(r, build_one, err) < 0 ||
+		 each_project(r, build_project, err) < 0 ? -1 : 0;
+
+	/* publish needs no full texts: their memory goes now */
+	pages_drop_texts(&r->pages);
+	return rc;
 }
 
 static int stage_publish(struct client_run *r, struct lb_error *err)

@@ -22,6 +22,8 @@
 #include "linkbot/render.h"
 
 #define RANDOM_POOL_MAX 1000
+/* The link objects kept for an endpoint's answers: ~100,000 targets. */
+#define RENDER_CACHE_MAX ((size_t)64 << 20)
 
 static const struct lb_object_meta page_meta = {
 	"application/json", "gzip", "public, max-age=86400"
@@ -61,11 +63,22 @@ static void ep_qrule(const struct lb_endpoint *ep, struct lb_qrule *rule)
 	rule->n_names = ep->query_params.n;
 }
 
-static int add_answer(struct lb_publish *pub, const struct lb_endpoint *ep,
-		      struct idset *ids, const struct lb_doc *src,
+/* What the answers of one endpoint's publish share. */
+struct answers {
+	struct lb_publish *pub;
+	const struct lb_endpoint *ep;
+	struct idset ids;
+	struct lb_render_cache *cache;	/* the targets' link objects */
+	struct lb_gzip *gz;		/* one deflate state for all */
+	size_t n;		/* source pages seen */
+	struct lb_error *err;
+};
+
+static int add_answer(struct answers *a, const struct lb_doc *src,
 		      const struct lb_render_link *links, size_t n,
 		      struct lb_error *err)
 {
+	const struct lb_endpoint *ep = a->ep;
 	struct lb_qrule rule;
 	struct lb_error perr;
 	char id[LB_PAGEID_LEN + 1], key[64];
@@ -79,17 +92,18 @@ static int add_answer(struct lb_publish *pub, const struct lb_endpoint *ep,
 		log_warnx("skipping '%s': %s", src->url, perr.msg);
 		return 0;
 	}
-	if (!idset_add(ids, id)) {
+	if (!idset_add(&a->ids, id)) {
 		log_warnx("skipping '%s': another page of this endpoint has the "
 			  "same path (page ID %s)", src->url, id);
 		return 0;
 	}
-	if ((json = render_answer(ep, src, links, n, err)) == NULL)
+	if ((json = render_answer_cached(a->cache, src, links, n, err)) ==
+	    NULL)
 		goto out;
-	if (lb_gzip(json, strlen(json), &gz, &gzlen, err) < 0)
+	if (lb_gzip_run(a->gz, json, strlen(json), &gz, &gzlen, err) < 0)
 		goto out;
 	layout_page_key(key, sizeof(key), "", id);
-	if (publish_add(pub, key, gz, gzlen, &page_meta, err) < 0)
+	if (publish_add(a->pub, key, gz, gzlen, &page_meta, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -98,28 +112,20 @@ out:
 	return rc;
 }
 
-struct answers {
-	struct lb_publish *pub;
-	const struct lb_endpoint *ep;
-	struct idset ids;
-	size_t n;		/* source pages seen */
-	struct lb_error *err;
-};
-
 static int visit_answer(const struct lb_doc *src,
 			const struct lb_render_link *links, size_t n, void *arg)
 {
 	struct answers *a = arg;
 
 	a->n++;
-	return add_answer(a->pub, a->ep, &a->ids, src, links, n, a->err);
+	return add_answer(a, src, links, n, a->err);
 }
 
 /* random.json: a uniform sample of the target set, typed random. */
-static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
-			   const struct pages *pages, uint64_t seed,
-			   struct lb_error *err)
+static int add_random_pool(struct answers *a, const struct pages *pages,
+			   uint64_t seed, struct lb_error *err)
 {
+	const struct lb_endpoint *ep = a->ep;
 	struct page_filter target = { ep->target->name, NULL };
 	struct page_list tgt;
 	struct lb_buf b;
@@ -140,8 +146,8 @@ static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
 	if (lb_buf_adds(&b, "{\"links\":[", err) < 0)
 		goto out;
 	for (i = 0; i < k; i++) {
-		char *lj = render_link_json(ep, tgt.docs[i], LB_LINK_RANDOM,
-					    err);
+		char *lj = render_link_json_cached(a->cache, tgt.docs[i],
+						   LB_LINK_RANDOM, err);
 		if (lj == NULL)
 			goto out;
 		if ((i > 0 && lb_buf_addc(&b, ',', err) < 0) ||
@@ -152,7 +158,8 @@ static int add_random_pool(struct lb_publish *pub, const struct lb_endpoint *ep,
 		free(lj);
 	}
 	if (lb_buf_adds(&b, "]}", err) < 0 ||
-	    publish_add(pub, LAYOUT_POOL, b.data, b.len, &plain_meta, err) < 0)
+	    publish_add(a->pub, LAYOUT_POOL, b.data, b.len, &plain_meta,
+			err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -360,7 +367,10 @@ int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 	a.err = err;
 	a.ids.cap = pages->n * 2 + 16;
 	a.ids.slot = calloc(a.ids.cap, sizeof(*a.ids.slot));
-	if ((a.pub = publish_new(folder)) == NULL || a.ids.slot == NULL) {
+	a.cache = render_cache_new(ep, RENDER_CACHE_MAX);
+	a.gz = lb_gzip_new();
+	if ((a.pub = publish_new(folder)) == NULL || a.ids.slot == NULL ||
+	    a.cache == NULL || a.gz == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -378,7 +388,7 @@ int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 			     "for is in the corpus (see the crawl's log)");
 		goto out;
 	}
-	if (add_random_pool(a.pub, ep, pages, job->seed, err) < 0)
+	if (add_random_pool(&a, pages, job->seed, err) < 0)
 		goto out;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
@@ -406,6 +416,8 @@ int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 	rc = 0;
 out:
 	publish_free(a.pub);
+	render_cache_free(a.cache);
+	lb_gzip_free(a.gz);
 	free(a.ids.slot);
 	return rc;
 }

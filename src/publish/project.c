@@ -99,12 +99,16 @@ static int add_maps(struct lb_publish *pub, const struct lb_project *pr,
 		    struct lb_error *err)
 {
 	struct lb_render_module *mods;
+	struct lb_gzip *gzs = lb_gzip_new();
 	size_t i, j;
 	int rc = -1;
 
 	mods = calloc(pr->n_modules, sizeof(*mods));
-	if (mods == NULL)
+	if (mods == NULL || gzs == NULL) {
+		free(mods);
+		lb_gzip_free(gzs);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < pages->n; i++) {
 		const struct lb_doc *self = &pages->rec[i].doc;
 		char id[LB_PAGEID_LEN + 1], key[64], *json, *gz = NULL;
@@ -129,7 +133,7 @@ static int add_maps(struct lb_publish *pub, const struct lb_project *pr,
 		}
 		if ((json = render_module_map(self, mods, n, err)) == NULL)
 			goto out;
-		r = lb_gzip(json, strlen(json), &gz, &gzlen, err);
+		r = lb_gzip_run(gzs, json, strlen(json), &gz, &gzlen, err);
 		free(json);
 		if (r < 0)
 			goto out;
@@ -142,6 +146,7 @@ static int add_maps(struct lb_publish *pub, const struct lb_project *pr,
 	rc = 0;
 out:
 	free(mods);
+	lb_gzip_free(gzs);
 	return rc;
 }
 

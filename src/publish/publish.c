@@ -12,15 +12,18 @@
  * 1. Every key a reader can reach holds a complete object: each object is
  *    replaced whole (directory: tmp + rename; S3: a PUT is atomic).
  * 2. A hash in manifest.json is the hash of the bytes stored under its key.
- *    So before touching any key, the run writes the manifest with every
- *    key it will upload or delete marked "" (pending: hash unknown), and
+ *    So before touching any key of a folder that has a manifest, the run
+ *    writes the manifest with every key it will upload or delete marked
+ *    "" (pending: hash unknown), and
  *    new keys added as pending too. A killed or failed run leaves those
  *    marks; the next run uploads a pending key again if it still produces
  *    it (no hash equals "") and deletes it otherwise. Without the marks, a
  *    run that reverts a half-published change would find the old hash in
  *    the manifest and keep the newer bytes.
  * 3. Every object the batch ever wrote is named by the manifest (marks
- *    included), so that a later run can delete it.
+ *    included), so that a later run can delete it; or, while a folder has
+ *    no manifest at all, is under its pages/, where a run without a
+ *    manifest lists what is there and takes it all as pending.
  * 4. The final manifest is written only after every upload and delete
  *    succeeded (store_flush()).
  *
@@ -29,12 +32,20 @@
  *   plan    sort the new objects; upload = hash differs; delete = old key
  *           not produced any more; unchanged = same hash
  *   mark    if anything is to change: write the old manifest with the keys
- *           to upload or delete, and the new keys, marked pending
+ *           to upload or delete, and the new keys, marked pending. Not
+ *           when the folder has no manifest (a fresh endpoint, or one whose
+ *           manifest was lost): the missing manifest already says "all
+ *           pending" (a run after a kill or a power cut lists pages/ and
+ *           uploads or deletes whatever it finds), and the objects a
+ *           publish keeps outside pages/ (random.json, project.json) it
+ *           produces every run. A fresh folder's commit so writes one
+ *           manifest, not two, and syncs twice (data, manifest), not thrice.
  *   upload  queue every upload, flush (S3: many in flight)
  *   delete  queue every delete, flush
  *   commit  write the new manifest, flush
- * A failure in any phase returns -1 and leaves the marked manifest in
- * place; the next run converges. A run that changes nothing writes nothing.
+ * A failure in any phase returns -1 and leaves the marked manifest (or
+ * none) in place; the next run converges. A run that changes nothing
+ * writes nothing.
  *
  * Cost: O(n log n) to sort and look up, one manifest read, at most two
  * manifest writes, and one request per changed object.
@@ -270,7 +281,7 @@ static char *folder_key(const struct lb_publish *p, const char *key)
  * pages gone since are still deleted.
  */
 static int read_manifest(struct lb_publish *p, struct lb_store *st,
-			 struct old_manifest *m, struct lb_error *err)
+			 struct old_manifest *m, int *found, struct lb_error *err)
 {
 	struct lb_error gerr;
 	cJSON *root = NULL;
@@ -280,6 +291,7 @@ static int read_manifest(struct lb_publish *p, struct lb_store *st,
 	int rc = -1;
 
 	lb_error_init(&gerr);
+	*found = 0;
 	if ((key = folder_key(p, LAYOUT_MANIFEST)) == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	if (store_get(st, key, &text, &len, &gerr) < 0) {
@@ -307,6 +319,7 @@ static int read_manifest(struct lb_publish *p, struct lb_store *st,
 			  p->folder, m->n);
 		goto sort;
 	}
+	*found = 1;
 	if ((root = cJSON_ParseWithLength(text, len)) == NULL ||
 	    !cJSON_IsObject(objs = cJSON_GetObjectItemCaseSensitive(root,
 								    "objects"))) {
@@ -431,7 +444,7 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 	struct lb_publish_stats s;
 	char *upload = NULL, *key = NULL;
 	size_t i;
-	int rc = -1;
+	int rc = -1, had_manifest = 0;
 
 	memset(&s, 0, sizeof(s));
 	if (p->n > 1)
@@ -441,7 +454,7 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 			return lb_error_set(err, LB_EINVALID,
 					    "'%s/%s' was added twice",
 					    p->folder, p->obj[i].key);
-	if (read_manifest(p, st, &old, err) < 0)
+	if (read_manifest(p, st, &old, &had_manifest, err) < 0)
 		goto out;
 	if ((upload = calloc(p->n + 1, 1)) == NULL) {
 		lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -511,8 +524,8 @@ int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 		goto out;
 	}
 
-	/* mark */
-	if (write_manifest(p, st, &old, 1, err) < 0)
+	/* mark (a folder without a manifest is all pending already) */
+	if (had_manifest && write_manifest(p, st, &old, 1, err) < 0)
 		goto out;
 
 	/* upload */
@@ -567,39 +580,74 @@ out:
 	return rc;
 }
 
-int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
-	    struct lb_error *err)
-{
+struct lb_gzip {
 	z_stream zs;
+	int started;	/* deflateInit2() done: reset before each object */
+};
+
+struct lb_gzip *lb_gzip_new(void)
+{
+	return calloc(1, sizeof(struct lb_gzip));
+}
+
+void lb_gzip_free(struct lb_gzip *gz)
+{
+	if (gz == NULL)
+		return;
+	if (gz->started)
+		deflateEnd(&gz->zs);
+	free(gz);
+}
+
+int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
+		size_t *out_len, struct lb_error *err)
+{
+	z_stream *zs = &gz->zs;
 	unsigned long bound;
 	char *buf = NULL;
 	int zr;
 
 	*out = NULL;
-	memset(&zs, 0, sizeof(zs));
-	/* 16 + 15: a gzip wrapper with no name and mtime 0: deterministic. */
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 16 + 15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return lb_error_set(err, LB_ENOMEM, "cannot start gzip");
-	bound = deflateBound(&zs, (uLong)len);
-	if ((uLong)len != len || (buf = malloc(bound)) == NULL) {
-		deflateEnd(&zs);
-		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (!gz->started) {
+		memset(zs, 0, sizeof(*zs));
+		/* 16 + 15: a gzip wrapper with no name and mtime 0:
+		 * deterministic. */
+		if (deflateInit2(zs, 9, Z_DEFLATED, 16 + 15, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return lb_error_set(err, LB_ENOMEM, "cannot start gzip");
+		gz->started = 1;
+	} else if (deflateReset(zs) != Z_OK) {
+		return lb_error_set(err, LB_EINTERNAL, "cannot reset gzip");
 	}
-	zs.next_in = (Bytef *)(size_t)data;
-	zs.avail_in = (uInt)len;
-	zs.next_out = (Bytef *)buf;
-	zs.avail_out = (uInt)bound;
-	zr = deflate(&zs, Z_FINISH);
+	bound = deflateBound(zs, (uLong)len);
+	if ((uLong)len != len || (buf = malloc(bound)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	zs->next_in = (Bytef *)(size_t)data;
+	zs->avail_in = (uInt)len;
+	zs->next_out = (Bytef *)buf;
+	zs->avail_out = (uInt)bound;
+	zr = deflate(zs, Z_FINISH);
 	if (zr != Z_STREAM_END) {
-		deflateEnd(&zs);
 		free(buf);
 		return lb_error_set(err, LB_EINTERNAL, "gzip did not finish");
 	}
-	*out_len = zs.total_out;
+	*out_len = zs->total_out;
 	*out = buf;
-	deflateEnd(&zs);
 	return 0;
+}
+
+int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
+	    struct lb_error *err)
+{
+	struct lb_gzip *gz = lb_gzip_new();
+	int rc;
+
+	*out = NULL;
+	if (gz == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	rc = lb_gzip_run(gz, data, len, out, out_len, err);
+	lb_gzip_free(gz);
+	return rc;
 }
 
 int publish_keep_updated(struct lb_store *st, const char *key, cJSON *o)

@@ -206,6 +206,14 @@ static int add_json_str(struct lb_buf *b, const char *s, struct lb_error *err)
 	return lb_buf_addc(b, '"', err);
 }
 
+/* ,"key": (key is a name of ours: nothing to escape) */
+static int add_key(struct lb_buf *b, const char *key, struct lb_error *err)
+{
+	if (lb_buf_add(b, ",\"", 2, err) < 0 || lb_buf_adds(b, key, err) < 0)
+		return -1;
+	return lb_buf_add(b, "\":", 2, err);
+}
+
 /* "key": value-of-s (cleaned), or null when the clean form is empty. */
 static int add_field(struct lb_buf *b, const char *key, const char *s,
 		     enum clean_mode mode, size_t max, const char *if_null,
@@ -214,7 +222,7 @@ static int add_field(struct lb_buf *b, const char *key, const char *s,
 	char *c;
 	int nomem, rc;
 
-	if (lb_buf_printf(b, err, ",\"%s\":", key) < 0)
+	if (add_key(b, key, err) < 0)
 		return -1;
 	c = clean(s, mode, max, &nomem);
 	if (nomem)
@@ -233,7 +241,7 @@ static int add_list_field(struct lb_buf *b, const char *key,
 	size_t i, written = 0;
 	int nomem;
 
-	if (lb_buf_printf(b, err, ",\"%s\":", key) < 0)
+	if (add_key(b, key, err) < 0)
 		return -1;
 	for (i = 0; i < l->n && written < LIST_MAX; i++) {
 		char *c = clean(l->v[i], CLEAN_TEXT, LIST_ITEM_MAX, &nomem);
@@ -275,8 +283,8 @@ static int add_core(struct lb_buf *b, const struct lb_doc *d,
 			return lb_error_set(err, LB_ENOMEM, "out of memory");
 		url_path = path;
 	}
-	if (lb_buf_printf(b, err, "{\"type\":\"%s\"",
-			  type == LB_LINK_RANDOM ? "random" : "related") < 0)
+	if (lb_buf_adds(b, type == LB_LINK_RANDOM ? "{\"type\":\"random\"" :
+			"{\"type\":\"related\"", err) < 0)
 		goto out;
 	if (standard) {
 		/* SPEC 2.3 order: the optional fields between type and title. */
@@ -377,42 +385,188 @@ char *render_link_json(const struct lb_endpoint *ep,
 }
 
 /*
+ * What the answers of one endpoint share (render_cache_new()): a target is
+ * linked from about `links` pages, so its link object (one per type) and
+ * its page-ID key are made the first time and copied after. Entries are
+ * keyed by the doc's address (the docs outlive the cache); past
+ * max_bytes, docs are no longer remembered and are rendered each time, as
+ * without a cache. The bytes are the same either way.
+ */
+struct cache_ent {
+	const struct lb_doc *doc;	/* NULL: an empty slot */
+	char *key;			/* page-ID key; NULL: not linkable */
+	char *json[2];			/* related, random; NULL: not yet */
+	size_t len[2];
+	int keyed;			/* key is known (NULL or not) */
+};
+
+struct lb_render_cache {
+	const struct lb_endpoint *ep;
+	struct cache_ent *slot;
+	size_t cap, n;			/* cap a power of two */
+	size_t bytes, max_bytes;
+};
+
+#define CACHE_FIRST 256
+
+struct lb_render_cache *render_cache_new(const struct lb_endpoint *ep,
+					 size_t max_bytes)
+{
+	struct lb_render_cache *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ep = ep;
+	c->max_bytes = max_bytes;
+	return c;
+}
+
+void render_cache_free(struct lb_render_cache *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->cap; i++) {
+		free(c->slot[i].key);
+		free(c->slot[i].json[0]);
+		free(c->slot[i].json[1]);
+	}
+	free(c->slot);
+	free(c);
+}
+
+static size_t cache_hash(const struct lb_doc *d, size_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)d;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x & (cap - 1);
+}
+
+static int cache_grow(struct lb_render_cache *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : CACHE_FIRST, i, j;
+	struct cache_ent *slot = calloc(cap, sizeof(*slot));
+
+	if (slot == NULL)
+		return -1;
+	for (i = 0; i < c->cap; i++) {
+		if (c->slot[i].doc == NULL)
+			continue;
+		j = cache_hash(c->slot[i].doc, cap);
+		while (slot[j].doc != NULL)
+			j = (j + 1) & (cap - 1);
+		slot[j] = c->slot[i];
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->cap = cap;
+	return 0;
+}
+
+/* The entry of d, made when new; NULL: no cache, full, or no memory (the
+ * caller then renders without it). */
+static struct cache_ent *cache_get(struct lb_render_cache *c,
+				   const struct lb_doc *d)
+{
+	size_t j;
+
+	if (c == NULL || d == NULL)
+		return NULL;
+	if (c->cap > 0) {
+		j = cache_hash(d, c->cap);
+		while (c->slot[j].doc != NULL) {
+			if (c->slot[j].doc == d)
+				return &c->slot[j];
+			j = (j + 1) & (c->cap - 1);
+		}
+	}
+	if (c->bytes >= c->max_bytes)
+		return NULL;
+	if (2 * (c->n + 1) > c->cap) {
+		if (cache_grow(c) < 0)
+			return NULL;
+	}
+	j = cache_hash(d, c->cap);
+	while (c->slot[j].doc != NULL)
+		j = (j + 1) & (c->cap - 1);
+	c->slot[j].doc = d;
+	c->n++;
+	c->bytes += 2 * sizeof(struct cache_ent);
+	return &c->slot[j];
+}
+
+/*
+ * The page-ID key of d under rule into *key (NULL: not a linkable URL);
+ * *owned when the caller frees it. -1 only on no memory.
+ */
+static int link_key(struct lb_render_cache *c, const struct lb_qrule *rule,
+		    const struct lb_doc *d, char **key, int *owned)
+{
+	struct cache_ent *e = cache_get(c, d);
+	struct lb_error ignore;
+
+	*key = NULL;
+	*owned = 0;
+	if (e != NULL && e->keyed) {
+		*key = e->key;
+		return 0;
+	}
+	lb_error_init(&ignore);
+	if (pageid_normalize(d->url, rule, key, &ignore) < 0) {
+		*key = NULL;
+		if (ignore.code == LB_ENOMEM)
+			return -1;
+	}
+	if (e != NULL) {
+		e->key = *key;
+		e->keyed = 1;
+		c->bytes += *key ? strlen(*key) + 1 : 0;
+	} else {
+		*owned = *key != NULL;
+	}
+	return 0;
+}
+
+/*
  * Keeps the first link of each page ID and drops the page self: keep[i] is
  * set for the links to render. The ID is the page-ID key (path and kept
  * query), so "/a/" and "https://Host:443/a" are one target.
  */
-static int dedupe(const struct lb_qrule *rule, const struct lb_doc *self,
+static int dedupe(struct lb_render_cache *cache, const struct lb_qrule *rule,
+		  const struct lb_doc *self,
 		  const struct lb_render_link *links, size_t n, char *keep,
 		  struct lb_error *err)
 {
 	char **keys = NULL, *self_key = NULL;
+	char *owned = NULL;
+	int self_owned = 0, own;
 	size_t i, j;
 	int rc = -1;
 
-	if ((keys = calloc(n + 1, sizeof(*keys))) == NULL)
+	if ((keys = calloc(n + 1, sizeof(*keys))) == NULL ||
+	    (owned = calloc(n + 1, 1)) == NULL) {
+		free(keys);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	if (self != NULL && self->url != NULL) {
-		struct lb_error ignore;
-		lb_error_init(&ignore);
-		if (pageid_normalize(self->url, rule, &self_key, &ignore) < 0)
-			self_key = NULL;
 	}
+	/* the self's key: any failure (no memory too) is no self filter */
+	if (self != NULL && self->url != NULL &&
+	    link_key(cache, rule, self, &self_key, &self_owned) < 0)
+		self_key = NULL;
 	for (i = 0; i < n; i++) {
-		struct lb_error ignore;
-
 		keep[i] = 0;
 		if (links[i].doc == NULL || links[i].doc->url == NULL)
 			continue;
-		lb_error_init(&ignore);
-		if (pageid_normalize(links[i].doc->url, rule, &keys[i],
-				     &ignore) < 0) {
-			if (ignore.code == LB_ENOMEM) {
-				lb_error_set(err, LB_ENOMEM, "out of memory");
-				goto out;
-			}
-			keys[i] = NULL;
-			continue;	/* not a linkable URL */
+		if (link_key(cache, rule, links[i].doc, &keys[i], &own) < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
 		}
+		owned[i] = (char)own;
+		if (keys[i] == NULL)
+			continue;	/* not a linkable URL */
 		if (self_key != NULL && strcmp(keys[i], self_key) == 0)
 			continue;
 		keep[i] = 1;
@@ -426,10 +580,40 @@ static int dedupe(const struct lb_qrule *rule, const struct lb_doc *self,
 	rc = 0;
 out:
 	for (i = 0; i < n; i++)
-		free(keys[i]);
+		if (owned[i])
+			free(keys[i]);
 	free(keys);
-	free(self_key);
+	free(owned);
+	if (self_owned)
+		free(self_key);
 	return rc;
+}
+
+/* Appends the link object of d (type) from the cache, made there first
+ * when there is room; without it, rendered in place. */
+static int add_link_cached(struct lb_buf *b, struct lb_render_cache *c,
+			   const struct lb_endpoint *ep,
+			   const struct lb_doc *d, enum lb_link_type type,
+			   struct lb_error *err)
+{
+	struct cache_ent *e = cache_get(c, d);
+	int t = type == LB_LINK_RANDOM;
+	struct lb_buf one;
+
+	if (e == NULL)
+		return add_link(b, ep, d, type, err);
+	if (e->json[t] == NULL) {
+		lb_buf_init(&one, LB_RENDER_MAX_BYTES);
+		if (add_link(&one, ep, d, type, err) < 0) {
+			lb_buf_release(&one);
+			return -1;
+		}
+		e->len[t] = one.len;
+		if ((e->json[t] = lb_buf_take(&one)) == NULL)
+			return lb_error_set(err, LB_ENOMEM, "out of memory");
+		c->bytes += e->len[t] + 1;
+	}
+	return lb_buf_add(b, e->json[t], e->len[t], err);
 }
 
 static void ep_rule(const struct lb_endpoint *ep, struct lb_qrule *rule)
@@ -439,7 +623,21 @@ static void ep_rule(const struct lb_endpoint *ep, struct lb_qrule *rule)
 	rule->n_names = ep->query_params.n;
 }
 
-char *render_answer(const struct lb_endpoint *ep, const struct lb_doc *self,
+/* Appends a count in decimal. */
+static int add_count(struct lb_buf *b, size_t v, struct lb_error *err)
+{
+	char d[24];
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	return lb_buf_add(b, d + i, sizeof(d) - i, err);
+}
+
+static char *answer(const struct lb_endpoint *ep, struct lb_render_cache *c,
+		    const struct lb_doc *self,
 		    const struct lb_render_link *links, size_t n,
 		    struct lb_error *err)
 {
@@ -454,7 +652,7 @@ char *render_answer(const struct lb_endpoint *ep, const struct lb_doc *self,
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (dedupe(&rule, self, links, n, keep, err) < 0)
+	if (dedupe(c, &rule, self, links, n, keep, err) < 0)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!keep[i])
@@ -464,23 +662,27 @@ char *render_answer(const struct lb_endpoint *ep, const struct lb_doc *self,
 		else
 			related++;
 	}
+	/* {"message":"N link(s): R related, X random.","related_links":[ */
 	if (related + random == 0) {
 		if (lb_buf_adds(&b, "{\"message\":\"No links for this page.\","
 				    "\"related_links\":[", err) < 0)
 			goto fail;
-	} else if (lb_buf_printf(&b, err,
-				 "{\"message\":\"%zu link%s: %zu related, "
-				 "%zu random.\",\"related_links\":[",
-				 related + random,
-				 related + random == 1 ? "" : "s", related,
-				 random) < 0) {
+	} else if (lb_buf_adds(&b, "{\"message\":\"", err) < 0 ||
+		   add_count(&b, related + random, err) < 0 ||
+		   lb_buf_adds(&b, related + random == 1 ? " link: " :
+			       " links: ", err) < 0 ||
+		   add_count(&b, related, err) < 0 ||
+		   lb_buf_adds(&b, " related, ", err) < 0 ||
+		   add_count(&b, random, err) < 0 ||
+		   lb_buf_adds(&b, " random.\",\"related_links\":[", err) < 0) {
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
 		if ((written++ > 0 && lb_buf_addc(&b, ',', err) < 0) ||
-		    add_link(&b, ep, links[i].doc, links[i].type, err) < 0)
+		    add_link_cached(&b, c, ep, links[i].doc, links[i].type,
+				    err) < 0)
 			goto fail;
 	}
 	if (lb_buf_adds(&b, "]}", err) < 0)
@@ -491,6 +693,39 @@ fail:
 	free(keep);
 	lb_buf_release(&b);
 	return NULL;
+}
+
+char *render_answer(const struct lb_endpoint *ep, const struct lb_doc *self,
+		    const struct lb_render_link *links, size_t n,
+		    struct lb_error *err)
+{
+	return answer(ep, NULL, self, links, n, err);
+}
+
+char *render_answer_cached(struct lb_render_cache *c,
+			   const struct lb_doc *self,
+			   const struct lb_render_link *links, size_t n,
+			   struct lb_error *err)
+{
+	return answer(c->ep, c, self, links, n, err);
+}
+
+char *render_link_json_cached(struct lb_render_cache *c,
+			      const struct lb_doc *doc, enum lb_link_type type,
+			      struct lb_error *err)
+{
+	struct lb_buf b;
+
+	if (doc == NULL || doc->url == NULL) {
+		lb_error_set(err, LB_EINVALID, "a link target has no URL");
+		return NULL;
+	}
+	lb_buf_init(&b, LB_RENDER_MAX_BYTES);
+	if (add_link_cached(&b, c, c->ep, doc, type, err) < 0) {
+		lb_buf_release(&b);
+		return NULL;
+	}
+	return lb_buf_take(&b);
 }
 
 char *render_envelope(const struct lb_endpoint *ep,
@@ -584,7 +819,7 @@ char *render_module_map(const struct lb_doc *self,
 		free(keep);
 		if ((keep = malloc(rm->n + 1)) == NULL)
 			goto nomem;
-		if (dedupe(NULL, self, rm->links, rm->n, keep, err) < 0)
+		if (dedupe(NULL, NULL, self, rm->links, rm->n, keep, err) < 0)
 			goto fail;
 		if ((written++ > 0 && lb_buf_addc(&b, ',', err) < 0) ||
 		    add_json_str(&b, rm->module->id, err) < 0 ||

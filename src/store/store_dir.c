@@ -11,6 +11,10 @@
  * when this handle changed nothing since its last one syncs nothing (a
  * syncfs of a busy file system waits for every other writer's data too).
  * Headers are implied by the key (docs/store.md): pages/ are gzipped JSON.
+ * A publish writes its objects into few directories (an endpoint's pages/
+ * holds them all): the handle keeps the last directory open and creates
+ * and renames by name in it (openat, renameat), not by walking the whole
+ * path three times an object; the directory is let go at each flush.
  * Links (the endpoints' state markers, store_link()) are made the same way:
  * a hidden link beside the key, renamed over it. They are not objects:
  * listing skips them (and never descends through one into pages/).
@@ -34,6 +38,9 @@ struct dir_store {
 	struct lb_store base;
 	char *root;
 	int dirty;	/* a file made, replaced or removed since the flush */
+	char *dir;	/* the directory of the last put or delete, or NULL */
+	int dfd;	/* ... open (O_PATH), or -1 */
+	long pid;	/* of the temporary names */
 };
 
 static char *join(const struct dir_store *d, const char *key,
@@ -61,21 +68,65 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* The temporary name beside path: "DIR/.NAME.PID.tmp" (hidden from
+/* The temporary name beside name: ".NAME.PID.tmp" (hidden from
  * listings; a killed run's is replaced by the next run with its pid). */
-static char *tmp_path(const char *path, struct lb_error *err)
+static void tmp_name(char *buf, size_t size, const char *name, long pid)
+{
+	snprintf(buf, size, ".%s.%ld.tmp", name, pid);
+}
+
+/* Lets the kept directory go. */
+static void dir_drop(struct dir_store *d)
+{
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
+	free(d->dir);
+	d->dir = NULL;
+}
+
+/*
+ * The directory of path, open, and the name in it (*name points into
+ * path). With make, a missing directory is made. -1 with err set;
+ * -2 when it is missing and not made (errno ENOENT).
+ */
+static int dir_of(struct dir_store *d, const char *path, int make,
+		  const char **name, struct lb_error *err)
 {
 	const char *slash = strrchr(path, '/');
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
+	size_t n = (size_t)(slash - path);
+	char *dir;
+	int fd;
 
-	if (tmp == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		return NULL;
+	*name = slash + 1;
+	if (d->dir != NULL && strlen(d->dir) == n &&
+	    memcmp(d->dir, path, n) == 0)
+		return d->dfd;
+	dir_drop(d);
+	if ((dir = strndup(path, n)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && make) {
+		if (lb_mkdirs(dir, err) < 0) {
+			free(dir);
+			return -1;
+		}
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	snprintf(tmp, n, "%.*s/.%s.%ld.tmp", (int)(slash - path), path,
-		 slash + 1, (long)getpid());
-	return tmp;
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT && !make) {
+			free(dir);
+			return -2;
+		}
+		lb_error_errno(err, LB_ESTORE, "cannot open '%s'", dir);
+		free(dir);
+		return -1;
+	}
+	d->dir = dir;
+	d->dfd = fd;
+	return fd;
 }
 
 static int dir_put(struct lb_store *st, const char *key, const void *data,
@@ -83,46 +134,47 @@ static int dir_put(struct lb_store *st, const char *key, const void *data,
 		   struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	char *path = NULL, *tmp = NULL;
-	int fd = -1, rc = -1;
+	char *path = NULL, tmp[NAME_MAX + 40];
+	const char *name;
+	int dfd, fd = -1, rc = -1, made = 0;
 
 	(void)meta;
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
-	if ((tmp = tmp_path(path, err)) == NULL)
+	if ((dfd = dir_of(d, path, 1, &name, err)) < 0)
 		goto out;
+	tmp_name(tmp, sizeof(tmp), name, d->pid);
 	d->dirty = 1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == ENOENT) {
-		if (lb_mkdirs_parent(path, err) < 0)
-			goto out;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	}
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		lb_error_errno(err, LB_ESTORE, "cannot create '%s'", tmp);
+		lb_error_errno(err, LB_ESTORE, "cannot create '%s/%s'", d->dir,
+			       tmp);
 		goto out;
 	}
+	made = 1;
 	if (write_all(fd, data, len) < 0) {
-		lb_error_errno(err, LB_ESTORE, "cannot write '%s'", tmp);
+		lb_error_errno(err, LB_ESTORE, "cannot write '%s/%s'", d->dir,
+			       tmp);
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		lb_error_errno(err, LB_ESTORE, "cannot close '%s'", tmp);
+		lb_error_errno(err, LB_ESTORE, "cannot close '%s/%s'", d->dir,
+			       tmp);
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		lb_error_errno(err, LB_ESTORE, "cannot rename '%s'", tmp);
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		lb_error_errno(err, LB_ESTORE, "cannot rename '%s/%s'", d->dir,
+			       tmp);
 		goto out;
 	}
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0 && tmp != NULL)
-		unlink(tmp);
-	free(tmp);
+	if (rc < 0 && made)
+		unlinkat(dfd, tmp, 0);
 	free(path);
 	return rc;
 }
@@ -144,14 +196,18 @@ static int dir_get(struct lb_store *st, const char *key, char **data,
 static int dir_del(struct lb_store *st, const char *key, struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
+	const char *name;
 	char *path;
-	int rc = 0;
+	int dfd, rc = 0;
 
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
-	if (unlink(path) == 0)
+	dfd = dir_of(d, path, 0, &name, err);
+	if (dfd == -1)
+		rc = -1;
+	else if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
 		d->dirty = 1;
-	else if (errno != ENOENT)
+	else if (dfd >= 0 && errno != ENOENT)
 		rc = lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
 	free(path);
 	return rc;
@@ -295,6 +351,7 @@ static int dir_flush(struct lb_store *st, struct lb_error *err)
 	struct dir_store *d = (struct dir_store *)st;
 	int fd, rc = 0;
 
+	dir_drop(d);	/* a directory is not kept past a commit's phase */
 	if (!d->dirty)
 		return 0;
 	d->dirty = 0;
@@ -313,44 +370,43 @@ static int dir_link(struct lb_store *st, const char *key, const char *target,
 		    struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	char *path = NULL, *tmp = NULL;
-	int r, rc = -1;
+	char *path = NULL, tmp[NAME_MAX + 40];
+	const char *name;
+	int dfd, rc = -1;
 
 	if ((path = join(d, key, err)) == NULL)
 		return -1;
 	if (target == NULL) {
-		if (unlink(path) == 0) {
-			d->dirty = 1;
+		dfd = dir_of(d, path, 0, &name, err);
+		if (dfd == -2)
+			rc = 0;	/* no directory, no link */
+		else if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
+			d->dirty = 1, rc = 0;
+		else if (dfd >= 0 && errno == ENOENT)
 			rc = 0;
-		} else if (errno != ENOENT) {
-			lb_error_errno(err, LB_ESTORE, "cannot delete '%s'", path);
-		} else {
-			rc = 0;
-		}
+		else if (dfd >= 0)
+			lb_error_errno(err, LB_ESTORE, "cannot delete '%s'",
+				       path);
 		goto out;
 	}
+	if ((dfd = dir_of(d, path, 1, &name, err)) < 0)
+		goto out;
 	d->dirty = 1;
-	if ((tmp = tmp_path(path, err)) == NULL)
-		goto out;
-	unlink(tmp);	/* one that a killed run with this pid left */
-	r = symlink(target, tmp);
-	if (r < 0 && errno == ENOENT) {
-		if (lb_mkdirs_parent(path, err) < 0)
-			goto out;
-		r = symlink(target, tmp);
-	}
-	if (r < 0) {
-		lb_error_errno(err, LB_ESTORE, "cannot create '%s'", tmp);
+	tmp_name(tmp, sizeof(tmp), name, d->pid);
+	unlinkat(dfd, tmp, 0);	/* one that a killed run with this pid left */
+	if (symlinkat(target, dfd, tmp) < 0) {
+		lb_error_errno(err, LB_ESTORE, "cannot create '%s/%s'", d->dir,
+			       tmp);
 		goto out;
 	}
-	if (rename(tmp, path) < 0) {
-		lb_error_errno(err, LB_ESTORE, "cannot rename '%s'", tmp);
-		unlink(tmp);
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		lb_error_errno(err, LB_ESTORE, "cannot rename '%s/%s'", d->dir,
+			       tmp);
+		unlinkat(dfd, tmp, 0);
 		goto out;
 	}
 	rc = 0;
 out:
-	free(tmp);
 	free(path);
 	return rc;
 }
@@ -359,6 +415,7 @@ static void dir_free(struct lb_store *st)
 {
 	struct dir_store *d = (struct dir_store *)st;
 
+	dir_drop(d);
 	free(d->root);
 	free(d->base.describe);
 	free(d);
@@ -385,6 +442,8 @@ int store_dir_open(const char *root, struct lb_store **out,
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		goto nomem;
 	d->base.ops = &dir_ops;
+	d->dfd = -1;
+	d->pid = (long)getpid();
 	n = strlen(abs) + 5;
 	if ((d->root = strdup(abs)) == NULL ||
 	    (d->base.describe = malloc(n)) == NULL)

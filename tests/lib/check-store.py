@@ -11,8 +11,11 @@ is stored with Content-Type application/json, Content-Encoding gzip and
 Cache-Control public, max-age=86400. Then checks the manifest: every stored
 page must be named by it (so a later run can delete it), and each hash in
 it must be the SHA-256 of the bytes stored under its key ("" marks a key a
-run was changing); with --strict (after a run that finished) its keys must
-be exactly the stored keys, none pending. --count N: exactly N pages.
+run was changing); a folder without a manifest (a first publish that was
+killed: it writes no marked manifest) has every page pending, as the next
+run takes them (src/publish/publish.c). With --strict (after a run that
+finished) there must be a manifest whose keys are exactly the stored keys,
+none pending. --count N: exactly N pages.
 --allow-invalid-pending: an invalid object is reported, not fatal, if the
 manifest marks it pending (s3rver, unlike S3, stores the part of a PUT
 whose client died: the next run uploads every pending key again).
@@ -170,7 +173,9 @@ def main():
     if a.count is not None and len(stored) != a.count:
         fail("%d pages stored, expected %d" % (len(stored), a.count))
     raw, _ = store.get(folder + "manifest.json")
-    manifest = json.loads(raw)["objects"] if raw is not None else {}
+    # no manifest: the next run lists pages/ and takes all of it as pending
+    manifest = (json.loads(raw)["objects"] if raw is not None
+                else {k: "" for k in stored})
     pages_in_manifest = {k: v for k, v in manifest.items() if k.startswith("pages/")}
     for k, why in invalid.items():
         if manifest.get(k) != "":

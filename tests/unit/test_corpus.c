@@ -14,6 +14,7 @@
 
 #include "linkbot/config.h"
 #include "linkbot/corpus.h"
+#include "linkbot/pages.h"
 #include "linkbot/store.h"
 
 #define DAY 86400
@@ -83,7 +84,7 @@ struct seen {
 	int n;
 };
 
-static int visit(const struct lb_doc *doc, const char *sets, void *arg)
+static int visit(struct lb_doc *doc, const char *sets, void *arg)
 {
 	struct seen *s = arg;
 	size_t len = strlen(s->buf);
@@ -187,6 +188,66 @@ static void test_reader_text(void **state)
 	assert_string_equal(t, "text of A amp");
 	free(t);
 	corpus_reader_free(r);
+	corpus_free(c);
+}
+
+/*
+ * The pages with their full texts and links for the build (pages.h):
+ * the same docs as a load without them but for those, the full texts
+ * gone past the budget, and gone again after pages_drop_texts().
+ */
+static void test_pages_full_texts(void **state)
+{
+	struct lb_corpus *c = open_c();
+	struct pages plain, full, small;
+	struct lb_error err;
+	size_t i;
+
+	(void)state;
+	lb_error_init(&err);
+	put(c, "http://h/a-amp", "http://h/a-amp", "http://h/a", "A amp",
+	    "amp", 1);
+	put(c, "http://h/a", "http://h/a", "http://h/a", "A", "blog", 1);
+	put(c, "http://h/b", "http://h/b", "http://h/b", "B", "blog", 1);
+	assert_int_equal(pages_load(c, 0, 0, &plain, &err), 0);
+	assert_int_equal(pages_load(c, 0, 1 << 20, &full, &err), 0);
+	assert_int_equal(pages_load(c, 0, 12, &small, &err), 0);
+	assert_int_equal(plain.n, 2);
+	assert_int_equal(full.n, 2);
+	assert_int_equal(small.n, 2);
+	assert_false(plain.full_texts);
+	assert_true(full.full_texts);
+	assert_false(small.full_texts);	/* "text of A" + "text of B" > 12 */
+	for (i = 0; i < 2; i++) {
+		assert_string_equal(plain.rec[i].doc.url, full.rec[i].doc.url);
+		assert_string_equal(plain.rec[i].doc.title,
+				    full.rec[i].doc.title);
+		assert_string_equal(plain.rec[i].sets, full.rec[i].sets);
+		assert_null(plain.rec[i].doc.text);
+		assert_int_equal(plain.rec[i].doc.links.n, 0);
+		assert_null(small.rec[i].doc.text);
+		assert_int_equal(small.rec[i].doc.links.n, 0);
+	}
+	/* the stored doc of the canonical URL: what a corpus reader reads */
+	assert_string_equal(full.rec[0].doc.text, "text of A");
+	assert_string_equal(full.rec[1].doc.text, "text of B");
+	assert_int_equal(full.rec[1].doc.links.n, 1);
+	assert_string_equal(full.rec[1].doc.links.v[0].url, "http://h/a");
+	assert_string_equal(full.rec[1].doc.links.v[0].anchor, "see A");
+	pages_drop_texts(&full);
+	assert_false(full.full_texts);
+	for (i = 0; i < 2; i++) {
+		assert_null(full.rec[i].doc.text);
+		assert_int_equal(full.rec[i].doc.links.n, 0);
+	}
+	pages_release(&plain);
+	pages_release(&full);
+	pages_release(&small);
+	/* a text wanted for rendering (enterprise "text") keeps its cut */
+	assert_int_equal(pages_load(c, 6, 1 << 20, &plain, &err), 0);
+	assert_false(plain.full_texts);
+	assert_string_equal(plain.rec[0].doc.text, "text o");
+	pages_release(&plain);
 	corpus_free(c);
 }
 
@@ -437,6 +498,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_canonical_dedup, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reader_text, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pages_full_texts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),

@@ -53,7 +53,7 @@ struct pages {
 	int n;
 };
 
-static int visit(const struct lb_doc *doc, const char *sets, void *arg)
+static int visit(struct lb_doc *doc, const char *sets, void *arg)
 {
 	struct pages *p = arg;
 	size_t len = strlen(p->buf), o = strlen(origin);

@@ -97,6 +97,47 @@ static void test_gzip(void **state)
 	free(a);
 }
 
+/* One deflate state for many objects gives lb_gzip()'s bytes for each. */
+static void test_gzip_reused(void **state)
+{
+	static char big[200000];
+	const char *texts[5];
+	size_t lens[5], i, k;
+	struct lb_gzip *gz = lb_gzip_new();
+	struct lb_error err;
+
+	(void)state;
+	for (i = 0; i < sizeof(big) - 1; i++)	/* compressible, not trivial */
+		big[i] = (char)('a' + (i * 7 + i / 13) % 26);
+	texts[0] = "{\"message\":\"hello\",\"related_links\":[]}";
+	texts[1] = "";
+	texts[2] = big;
+	texts[3] = "{\"message\":\"2 links: 2 related, 0 random.\"}";
+	texts[4] = texts[0];
+	for (i = 0; i < 5; i++)
+		lens[i] = strlen(texts[i]);
+	assert_non_null(gz);
+	lb_error_init(&err);
+	for (k = 0; k < 2; k++)		/* twice round: reset after each */
+		for (i = 0; i < 5; i++) {
+			char *a = NULL, *b = NULL;
+			size_t alen = 0, blen = 0;
+
+			assert_int_equal(lb_gzip(texts[i], lens[i], &a, &alen,
+						 &err), 0);
+			assert_int_equal(lb_gzip_run(gz, texts[i], lens[i], &b,
+						     &blen, &err), 0);
+			assert_int_equal(alen, blen);
+			assert_memory_equal(a, b, alen);
+			if (i != 2)
+				assert_string_equal(gunzip(b, blen), texts[i]);
+			free(a);
+			free(b);
+		}
+	lb_gzip_free(gz);
+	lb_gzip_free(NULL);
+}
+
 static char *path_of(struct fixture *f, const char *key)
 {
 	static char p[512];
@@ -284,6 +325,42 @@ static void test_no_manifest(void **state)
 	assert_true(lb_file_exists(path_of(f, "x/y/pages/a.json")));
 }
 
+/*
+ * A fresh folder (no manifest) is not marked first: a run that fails in
+ * its uploads leaves no manifest, and the next one lists pages/, takes
+ * what it finds as pending and converges (deletes what it no longer
+ * produces, uploads the rest).
+ */
+static void test_fresh_failed_run_converges(void **state)
+{
+	struct fixture *f = *state;
+	const char *const v1[] = { "pages/a.json", "{\"a\":1}",
+				   "pages/n.json", "{\"n\":1}",
+				   "pages/z.json", "{\"z\":1}", NULL };
+	const char *const v2[] = { "pages/a.json", "{\"a\":1}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	cJSON *m;
+	char cmd[600];
+
+	lb_error_init(&err);
+	assert_int_equal(lb_mkdirs(path_of(f, "f/e/pages/z.json/x"), &err), 0);
+	assert_int_equal(publish(f, "f/e", v1, 0, &s, &err), -1);
+	assert_int_equal(err.code, LB_ESTORE);
+	assert_true(lb_file_exists(path_of(f, "f/e/pages/n.json")));
+	assert_false(lb_file_exists(path_of(f, "f/e/manifest.json")));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path_of(f, "f/e/pages/z.json"));
+	assert_int_equal(system(cmd), 0);
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "f/e", v2, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 1);
+	assert_int_equal(s.deleted, 1);
+	assert_false(lb_file_exists(path_of(f, "f/e/pages/n.json")));
+	m = manifest(f, "f/e");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "objects")), 1);
+	cJSON_Delete(m);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -368,10 +445,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_gzip_reused),
 		cmocka_unit_test(test_read_lines),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_run_converges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_failed_run_converges,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 

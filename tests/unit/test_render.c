@@ -196,6 +196,82 @@ static void test_self_and_duplicates(void **state)
 	lb_doc_release(&nourl);
 }
 
+/* Answers through a render cache are the bytes render_answer() gives,
+ * whether the cache has room or not, and whatever was rendered before. */
+static void check_cached(const struct lb_endpoint *ep, size_t max_bytes,
+			 const struct lb_doc *docs, size_t n_docs)
+{
+	struct lb_render_cache *c = render_cache_new(ep, max_bytes);
+	struct lb_render_link links[5];
+	struct lb_error err;
+	size_t s, k, round;
+
+	assert_non_null(c);
+	lb_error_init(&err);
+	for (round = 0; round < 2; round++)
+		for (s = 0; s < n_docs; s++) {
+			char *a, *b;
+
+			/* five links from s on: self, repeats and the doc
+			 * without a URL come round; types alternate */
+			for (k = 0; k < 5; k++)
+				links[k] = (struct lb_render_link){
+					&docs[(s + k * (round + 1)) % n_docs],
+					(s + k) % 3 == 0 ? LB_LINK_RANDOM :
+							   LB_LINK_RELATED };
+			a = render_answer(ep, &docs[s], links, 5, &err);
+			b = render_answer_cached(c, &docs[s], links, 5, &err);
+			assert_non_null(a);
+			assert_non_null(b);
+			assert_string_equal(a, b);
+			free(a);
+			free(b);
+			if (docs[s].url == NULL)
+				continue;
+			a = render_link_json(ep, &docs[s], LB_LINK_RANDOM, &err);
+			b = render_link_json_cached(c, &docs[s], LB_LINK_RANDOM,
+						    &err);
+			assert_string_equal(a, b);
+			free(a);
+			free(b);
+		}
+	lb_error_init(&err);
+	assert_null(render_link_json_cached(c, &docs[n_docs - 1],
+					    LB_LINK_RELATED, &err));
+	assert_int_equal(err.code, LB_EINVALID);
+	render_cache_free(c);
+}
+
+static void test_cached_same_bytes(void **state)
+{
+	struct lb_endpoint ep;
+	struct lb_doc d[7];
+	size_t i, budgets[] = { 0, 600, (size_t)1 << 20 };
+	char *extra[] = { "description", "text", "nosuchfield" };
+
+	(void)state;
+	doc_set(&d[0], "https://ex.com/a", "A");
+	doc_set(&d[1], "https://ex.com/a/", "A again");	/* A's page ID */
+	doc_set(&d[2], "https://EX.com:443/b?utm_source=x", "B \x01 ctl");
+	doc_set(&d[3], "https://ex.com/c", NULL);	/* title: the path */
+	d[3].description = strdup("About c, with \"quotes\" and \\");
+	lb_strlist_add(&d[3].author, "Ann", NULL);
+	doc_set(&d[4], "https://ex.com/d", "D \xe2\x80\xa8 sep");
+	d[4].text = strdup("the text of d");
+	doc_set(&d[5], "not a url at all", "E");
+	doc_set(&d[6], NULL, "no URL");	/* last: no link object */
+	for (i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+		ep_init(&ep, LB_VARIANT_STANDARD);
+		check_cached(&ep, budgets[i], d, 7);
+		ep_init(&ep, LB_VARIANT_ENTERPRISE);
+		ep.extra_fields.v = extra;
+		ep.extra_fields.n = 3;
+		check_cached(&ep, budgets[i], d, 7);
+	}
+	for (i = 0; i < 7; i++)
+		lb_doc_release(&d[i]);
+}
+
 static void test_clean_text(void **state)
 {
 	struct lb_endpoint ep;
@@ -380,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_standard_all_fields),
 		cmocka_unit_test(test_standard_nulls),
 		cmocka_unit_test(test_self_and_duplicates),
+		cmocka_unit_test(test_cached_same_bytes),
 		cmocka_unit_test(test_clean_text),
 		cmocka_unit_test(test_enterprise),
 		cmocka_unit_test(test_deterministic),

@@ -3,6 +3,7 @@
  * running S3-compatible server ("http://127.0.0.1:PORT", bucket in
  * LB_TEST_S3_BUCKET), as tests/integration/publish-s3.sh does with s3rver.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -242,6 +243,111 @@ static void links(struct fixture *f)
 	assert_int_equal(err.code, LB_EINVALID);
 }
 
+/* Names in a directory (hidden ones too), or -1 if it cannot be read. */
+static int entries(const char *dir, char names[][64], int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    n < max)
+			snprintf(names[n++], 64, "%.63s", de->d_name);
+	closedir(d);
+	return n;
+}
+
+/*
+ * The directory store keeps the directory of its last write open: puts
+ * that go from one directory to another and back land where their keys
+ * say, leave no temporary file, deletes and links work in it, and after a
+ * flush a directory made anew by someone else is the one written to.
+ */
+static void test_dir_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct lb_error err;
+	char path[256], names[8][64], *data = NULL;
+	size_t len = 0;
+	int n;
+
+	lb_error_init(&err);
+	assert_int_equal(store_put(f->st, "a/pages/1.json", "one", 3, &meta,
+				   &err), 0);
+	assert_int_equal(store_put(f->st, "b/pages/2.json", "two", 3, &meta,
+				   &err), 0);
+	assert_int_equal(store_put(f->st, "a/pages/3.json", "three", 5, &meta,
+				   &err), 0);
+	assert_int_equal(store_put(f->st, "a/pages/1.json", "uno", 3, &meta,
+				   &err), 0);
+	assert_int_equal(store_put(f->st, "a/random.json", "r", 1, &meta,
+				   &err), 0);
+	assert_int_equal(store_get(f->st, "a/pages/1.json", &data, &len, &err),
+			 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(data, "uno", 3);
+	free(data);
+	assert_int_equal(store_get(f->st, "b/pages/2.json", &data, &len, &err),
+			 0);
+	assert_memory_equal(data, "two", 3);
+	free(data);
+	snprintf(path, sizeof(path), "%s/a/pages", f->root);
+	n = entries(path, names, 8);
+	assert_int_equal(n, 2);		/* 1.json, 3.json: no .tmp left */
+	assert_true(names[0][0] != '.' && names[1][0] != '.');
+	/* deletes through the kept directory, and of what is not there */
+	assert_int_equal(store_delete(f->st, "a/pages/3.json", &err), 0);
+	assert_int_equal(store_delete(f->st, "a/pages/3.json", &err), 0);
+	assert_int_equal(store_delete(f->st, "zz/pages/9.json", &err), 0);
+	assert_int_equal(store_link(f->st, "zz/active-standard", NULL, &err),
+			 0);
+	assert_int_equal(entries(path, names, 8), 1);
+	assert_int_equal(store_flush(f->st, &err), 0);
+	/* after a flush: the directory is looked up again */
+	snprintf(path, sizeof(path), "rm -rf %s/b", f->root);
+	assert_int_equal(system(path), 0);
+	assert_int_equal(store_put(f->st, "b/pages/4.json", "four", 4, &meta,
+				   &err), 0);
+	assert_int_equal(store_get(f->st, "b/pages/4.json", &data, &len, &err),
+			 0);
+	assert_memory_equal(data, "four", 4);
+	free(data);
+	assert_int_equal(store_flush(f->st, &err), 0);
+}
+
+/* mkdir -p: deep, there already, trailing slash, through a file (error). */
+static void test_mkdirs(void **state)
+{
+	struct fixture *f = *state;
+	struct lb_error err;
+	char path[256];
+	struct stat sb;
+
+	lb_error_init(&err);
+	snprintf(path, sizeof(path), "%s/m/n/o/p", f->root);
+	assert_int_equal(lb_mkdirs(path, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(lb_mkdirs(path, &err), 0);
+	snprintf(path, sizeof(path), "%s/m/q//r/", f->root);
+	assert_int_equal(lb_mkdirs(path, &err), 0);
+	snprintf(path, sizeof(path), "%s/m/q/r", f->root);
+	assert_int_equal(stat(path, &sb), 0);
+	snprintf(path, sizeof(path), "%s/m/file", f->root);
+	assert_int_equal(lb_file_write_atomic(path, "x", 1, &err), 0);
+	snprintf(path, sizeof(path), "%s/m/file/s/t", f->root);
+	assert_int_equal(lb_mkdirs(path, &err), -1);
+	assert_int_equal(err.code, LB_EIO);
+	lb_error_init(&err);
+	snprintf(path, sizeof(path), "%s/m/u/v/w.json", f->root);
+	assert_int_equal(lb_mkdirs_parent(path, &err), 0);
+	snprintf(path, sizeof(path), "%s/m/u/v", f->root);
+	assert_int_equal(stat(path, &sb), 0);
+}
+
 static void test_s3(void **state)
 {
 	struct lb_error err;
@@ -259,6 +365,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dir, setup_dir, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_kept, setup_dir,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_mkdirs, setup_dir, teardown),
 		cmocka_unit_test_setup_teardown(test_s3, setup_s3, teardown),
 	};
 
