@@ -9,7 +9,9 @@
  * the publisher flushes before it writes the manifest, so after a power
  * loss the manifest never names data that did not reach the disk. A flush
  * when this handle changed nothing since its last one syncs nothing (a
- * syncfs of a busy file system waits for every other writer's data too).
+ * syncfs of a busy file system waits for every other writer's data too);
+ * the handles of a night's clients that flush at once share one syncfs
+ * (syncgroup.h).
  * Headers are implied by the key (docs/store.md): pages/ are gzipped JSON.
  * A publish writes its objects into few directories (an endpoint's pages/
  * holds them all): the handle keeps the last directory open and creates
@@ -19,7 +21,7 @@
  * a hidden link beside the key, renamed over it. They are not objects:
  * listing skips them (and never descends through one into pages/).
  */
-#define _GNU_SOURCE	/* syncfs() */
+#define _GNU_SOURCE	/* O_PATH */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 
 #include "linkbot/fsutil.h"
 #include "linkbot/store.h"
+#include "linkbot/syncgroup.h"
 #include "store_impl.h"
 
 struct dir_store {
@@ -349,21 +352,18 @@ out:
 static int dir_flush(struct lb_store *st, struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	int fd, rc = 0;
 
 	dir_drop(d);	/* a directory is not kept past a commit's phase */
 	if (!d->dirty)
 		return 0;
 	d->dirty = 0;
-	fd = open(d->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return lb_error_errno(err, LB_ESTORE, "cannot open '%s'", d->root);
-	if (syncfs(fd) < 0) {
-		rc = lb_error_errno(err, LB_ESTORE, "cannot sync '%s'", d->root);
+	/* one syncfs() for the clients of a night that flush at once */
+	if (lb_fs_sync(d->root) < 0) {
 		d->dirty = 1;
+		return lb_error_errno(err, LB_ESTORE, "cannot sync '%s'",
+				      d->root);
 	}
-	close(fd);
-	return rc;
+	return 0;
 }
 
 static int dir_link(struct lb_store *st, const char *key, const char *target,
