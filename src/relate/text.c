@@ -619,11 +619,53 @@ static int vocab_keep(const struct vocab *v, size_t n, unsigned char **out)
 	return 0;
 }
 
-static int entry_cmp(const void *a, const void *b)
+/*
+ * A doc's entries by term id, ascending (before the merge an id may
+ * repeat: equal ids come out next to each other in any order, and their
+ * weights, small integers, sum exactly whatever the order). qsort()'s
+ * call per comparison cost more than the sort itself: quicksort on the
+ * ids, insertion sort below 16.
+ */
+static void entries_sort(struct entry *e, size_t n)
 {
-	const struct entry *x = a, *y = b;
+	while (n > 16) {
+		size_t i = 0, j = n - 1, mid = n / 2;
+		uint32_t a = e[0].id, b = e[mid].id, c = e[n - 1].id, pv;
+		struct entry t;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+		pv = a < b ? (b < c ? b : a < c ? c : a) :
+			     (a < c ? a : b < c ? c : b);
+		for (;;) {
+			while (e[i].id < pv)
+				i++;
+			while (e[j].id > pv)
+				j--;
+			if (i >= j)
+				break;
+			t = e[i];
+			e[i] = e[j];
+			e[j] = t;
+			i++;
+			j--;
+		}
+		/* [0, j] <= pv <= [j + 1, n): the smaller side first */
+		if (j + 1 < n - j - 1) {
+			entries_sort(e, j + 1);
+			e += j + 1;
+			n -= j + 1;
+		} else {
+			entries_sort(e + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct entry x = e[i];
+		size_t k = i;
+
+		for (; k > 0 && e[k - 1].id > x.id; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
 }
 
 /* One thread's share of pass 1: docs [i0, i1), local ids. */
@@ -695,9 +737,7 @@ static void *tokenize_range(void *arg)
 			break;
 		/* merge duplicates of this doc (weights are small sums of
 		 * 1, 2, 3: exact in float whatever the order) */
-		if (b->n > b->doc_start[r])
-			qsort(b->e + b->doc_start[r], b->n - b->doc_start[r],
-			      sizeof(*b->e), entry_cmp);
+		entries_sort(b->e + b->doc_start[r], b->n - b->doc_start[r]);
 		for (k = w = b->doc_start[r]; k < b->n; k++) {
 			p->len[i] += b->e[k].w;
 			if (w > b->doc_start[r] && b->e[w - 1].id == b->e[k].id) {
@@ -772,10 +812,8 @@ static int merge_parts(struct builder *b, struct part *part, int nt)
 				b->e[at].w = pb->e[k].w;
 				at++;
 			}
-			if (at > b->doc_start[i])
-				qsort(b->e + b->doc_start[i],
-				      at - b->doc_start[i], sizeof(*b->e),
-				      entry_cmp);
+			entries_sort(b->e + b->doc_start[i],
+				     at - b->doc_start[i]);
 		}
 		free(str);
 		free(slen);
