@@ -318,6 +318,73 @@ static void test_shards_cross(void **state)
 	shards_equal(0);
 }
 
+/*
+ * Small problems (every target in one block) take topm.c's direct path;
+ * it keeps what the blocked path keeps, bit for bit: scores, targets and
+ * order, with bf16 (where the CPU has it) and without, same set and
+ * cross set with self, a row range, fewer targets than M, and a NaN.
+ */
+static void small_equal(size_t ns, size_t nt, size_t d, size_t m, int sym,
+			int nan)
+{
+	float *s = int_vectors(ns, d, 31 + ns), *t;
+	long *self = NULL;
+	struct lb_candidates a, b;
+	struct lb_error err;
+	size_t i, rb = sym ? 0 : ns / 3, re = sym ? 0 : ns - 1;
+	int k;
+
+	for (i = 0; i < ns * d; i++)
+		s[i] *= 0.3377f;
+	rows_normalize(s, ns, d);
+	t = s;
+	if (!sym) {
+		t = int_vectors(nt, d, 41 + nt);
+		for (i = 0; i < nt * d; i++)
+			t[i] *= 0.291f;
+		rows_normalize(t, nt, d);
+		self = malloc(ns * sizeof(*self));
+		assert_non_null(self);
+		for (i = 0; i < ns; i++)
+			self[i] = i % 4 ? (long)(i * 5 % nt) : -1;
+	}
+	if (nan)
+		t[3 * d + 1] = NAN;
+	lb_error_init(&err);
+	for (k = 0; k < 2; k++) {
+		if (k == 1)
+			setenv("LINKBOT_NO_BF16", "1", 1);
+		assert_int_equal(relate_topm(s, ns, t, sym ? ns : nt, d, self,
+					     m, rb, re, 1, &a, &err), 0);
+		setenv("LINKBOT_NO_TOPM_SMALL", "1", 1);
+		assert_int_equal(relate_topm(s, ns, t, sym ? ns : nt, d, self,
+					     m, rb, re, 2, &b, &err), 0);
+		unsetenv("LINKBOT_NO_TOPM_SMALL");
+		unsetenv("LINKBOT_NO_BF16");
+		assert_int_equal(a.n_src, b.n_src);
+		assert_memory_equal(a.target, b.target, a.n_src * m * 4);
+		assert_memory_equal(a.score, b.score, a.n_src * m * 4);
+		lb_candidates_release(&a);
+		lb_candidates_release(&b);
+	}
+	if (!sym)
+		free(t);
+	free(s);
+	free(self);
+}
+
+static void test_topm_small(void **state)
+{
+	(void)state;
+	small_equal(100, 100, 20, 64, 1, 0);	/* a night's site */
+	small_equal(100, 100, 20, 20, 1, 0);	/* its smoothing */
+	small_equal(300, 300, 35, 9, 1, 0);	/* 3 chunks of sgemm */
+	small_equal(700, 500, 16, 12, 0, 0);	/* sources past a block */
+	small_equal(40, 30, 7, 64, 0, 0);	/* fewer targets than M */
+	small_equal(100, 120, 20, 16, 0, 1);	/* a NaN target */
+	small_equal(90, 90, 20, 16, 1, 1);
+}
+
 static void test_topm_padding(void **state)
 {
 	float v[] = { 1, 0, 0, 1, 1, 1 };
@@ -1440,6 +1507,7 @@ int main(void)
 		cmocka_unit_test(test_topm_symmetric),
 		cmocka_unit_test(test_shards_symmetric),
 		cmocka_unit_test(test_shards_cross),
+		cmocka_unit_test(test_topm_small),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
