@@ -1144,24 +1144,77 @@ static void *merger(void *arg)
  */
 #define SMALL_TGT 512	/* = BLK: one block of targets */
 
+/* c[0..n) best first in worse()'s order (total: targets differ) */
+static void cands_order(struct cand *c, size_t n)
+{
+	while (n > 16) {
+		size_t i = 0, j = n - 1;
+		struct cand pv = c[n / 2], t;
+
+		for (;;) {
+			while (worse(pv.s, pv.t, c[i].s, c[i].t))
+				i++;
+			while (worse(c[j].s, c[j].t, pv.s, pv.t))
+				j--;
+			if (i >= j)
+				break;
+			t = c[i];
+			c[i] = c[j];
+			c[j] = t;
+			i++;
+			j--;
+		}
+		/* [0, j] better than or pv, [j + 1, n) pv or worse */
+		if (j + 1 < n - j - 1) {
+			cands_order(c, j + 1);
+			c += j + 1;
+			n -= j + 1;
+		} else {
+			cands_order(c + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct cand x = c[i];
+		size_t k = i;
+
+		for (; k > 0 && worse(c[k - 1].s, c[k - 1].t, x.s, x.t); k--)
+			c[k] = c[k - 1];
+		c[k] = x;
+	}
+}
+
 static int topm_small(const struct job *jb, struct lb_candidates *out)
 {
-	size_t m = jb->m, ch = jb->bf16 ? 1 : CHUNK, r0, i, j, n;
-	float *c = malloc((ch * jb->n_tgt + 1) * sizeof(*c));
-	float *hs = malloc((m + 1) * sizeof(*hs));
-	uint32_t *ht = malloc((m + 1) * sizeof(*ht));
+	size_t m = jb->m, nt = jb->n_tgt, r0, i, j, n = 1;
+	/* bf16: one row at a time, or the whole square of a same-set
+	 * problem (bf_dot(a, b) == bf_dot(b, a): each pair once); sgemm:
+	 * CHUNK rows */
+	size_t rows = jb->bf16 ? (jb->symmetric ? nt : 1) : CHUNK;
+	float *c = malloc((rows * nt + 1) * sizeof(*c));
+	struct cand *k = malloc((nt + 1) * sizeof(*k));
 	int rc = -1;
 
-	if (c == NULL || hs == NULL || ht == NULL)
+	if (c == NULL || k == NULL)
 		goto out;
 	for (r0 = jb->row_begin; r0 < jb->row_end; r0 += n) {
-		n = 1;
+		const float *ci;
+		size_t row = r0, r = r0 - jb->row_begin, cnt;
+		long skip;
 
 #ifdef HAVE_AVX2_PATH
 		if (jb->bf16) {
-			for (j = 0; j < jb->n_tgt; j++)
-				c[j] = bf_dot(jb->src + r0 * jb->d,
-					      jb->tgt + j * jb->d, jb->d);
+			float *cr = c + (jb->symmetric ? row * nt : 0);
+
+			n = 1;
+			for (j = 0; j < nt; j++)
+				cr[j] = jb->symmetric && j < row &&
+						j >= jb->row_begin ?
+						c[j * nt + row] :
+						bf_dot(jb->src + row * jb->d,
+						       jb->tgt + j * jb->d,
+						       jb->d);
+			ci = cr;
 		} else
 #endif
 		{
@@ -1174,55 +1227,29 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
 				    (int)(b0 + CHUNK < jb->n_src ?
 					  CHUNK : jb->n_src - b0),
-				    (int)jb->n_tgt, (int)jb->d, 1.0f,
+				    (int)nt, (int)jb->d, 1.0f,
 				    jb->src + b0 * jb->d, (int)jb->d, jb->tgt,
-				    (int)jb->d, 0.0f, c, (int)jb->n_tgt);
-			memmove(c, c + (r0 - b0) * jb->n_tgt,
-				n * jb->n_tgt * sizeof(*c));
+				    (int)jb->d, 0.0f, c, (int)nt);
+			ci = c + (r0 - b0) * nt;
 		}
-		for (i = 0; i < n; i++) {
-			size_t row = r0 + i, r = row - jb->row_begin;
-			const float *ci = c + i * jb->n_tgt;
-			long skip = jb->self ? jb->self[row] :
-				    jb->symmetric ? (long)row : -1;
-			uint32_t cnt = 0;
-
-			for (j = 0; j < jb->n_tgt; j++)
+		for (i = 0; i < n; i++, ci += nt, row++, r++) {
+			skip = jb->self ? jb->self[row] :
+			       jb->symmetric ? (long)row : -1;
+			for (j = 0, cnt = 0; j < nt; j++)
 				if (ci[j] == ci[j] && (long)j != skip)
-					heap_push(hs, ht, &cnt, m, ci[j],
-						  (uint32_t)j);
-			/* the root is the worst: popped last to first */
-			while (cnt > 0) {
-				size_t q = --cnt, p = 0, ch2;
-				float s = hs[cnt];
-				uint32_t t = ht[cnt];
-
-				out->target[r * m + q] = ht[0];
-				out->score[r * m + q] = hs[0];
-				for (;;) {	/* hs[cnt] sifted down from 0 */
-					ch2 = 2 * p + 1;
-					if (ch2 >= cnt)
-						break;
-					if (ch2 + 1 < cnt &&
-					    worse(hs[ch2 + 1], ht[ch2 + 1],
-						  hs[ch2], ht[ch2]))
-						ch2++;
-					if (!worse(hs[ch2], ht[ch2], s, t))
-						break;
-					hs[p] = hs[ch2];
-					ht[p] = ht[ch2];
-					p = ch2;
-				}
-				hs[p] = s;
-				ht[p] = t;
+					k[cnt++] = (struct cand){ ci[j],
+								  (uint32_t)j };
+			cands_order(k, cnt);
+			for (j = 0; j < cnt && j < m; j++) {
+				out->target[r * m + j] = k[j].t;
+				out->score[r * m + j] = k[j].s;
 			}
 		}
 	}
 	rc = 0;
 out:
 	free(c);
-	free(hs);
-	free(ht);
+	free(k);
 	return rc;
 }
 

@@ -325,13 +325,13 @@ static void test_shards_cross(void **state)
  * cross set with self, a row range, fewer targets than M, and a NaN.
  */
 static void small_equal(size_t ns, size_t nt, size_t d, size_t m, int sym,
-			int nan)
+			int nan, int range)
 {
 	float *s = int_vectors(ns, d, 31 + ns), *t;
 	long *self = NULL;
 	struct lb_candidates a, b;
 	struct lb_error err;
-	size_t i, rb = sym ? 0 : ns / 3, re = sym ? 0 : ns - 1;
+	size_t i, rb = range ? ns / 3 : 0, re = range ? ns - 1 : 0;
 	int k;
 
 	for (i = 0; i < ns * d; i++)
@@ -376,13 +376,14 @@ static void small_equal(size_t ns, size_t nt, size_t d, size_t m, int sym,
 static void test_topm_small(void **state)
 {
 	(void)state;
-	small_equal(100, 100, 20, 64, 1, 0);	/* a night's site */
-	small_equal(100, 100, 20, 20, 1, 0);	/* its smoothing */
-	small_equal(300, 300, 35, 9, 1, 0);	/* 3 chunks of sgemm */
-	small_equal(700, 500, 16, 12, 0, 0);	/* sources past a block */
-	small_equal(40, 30, 7, 64, 0, 0);	/* fewer targets than M */
-	small_equal(100, 120, 20, 16, 0, 1);	/* a NaN target */
-	small_equal(90, 90, 20, 16, 1, 1);
+	small_equal(100, 100, 20, 64, 1, 0, 0);	/* a night's site */
+	small_equal(100, 100, 20, 20, 1, 0, 0);	/* its smoothing */
+	small_equal(300, 300, 35, 9, 1, 0, 1);	/* 3 chunks of sgemm, a shard */
+	small_equal(700, 500, 16, 12, 0, 0, 1);	/* sources past a block */
+	small_equal(700, 500, 16, 12, 0, 0, 0);
+	small_equal(40, 30, 7, 64, 0, 0, 0);	/* fewer targets than M */
+	small_equal(100, 120, 20, 16, 0, 1, 1);	/* a NaN target */
+	small_equal(90, 90, 20, 16, 1, 1, 0);
 }
 
 static void test_topm_padding(void **state)
