@@ -1144,46 +1144,6 @@ static void *merger(void *arg)
  */
 #define SMALL_TGT 512	/* = BLK: one block of targets */
 
-/* c[0..n) best first in worse()'s order (total: targets differ) */
-static void cands_order(struct cand *c, size_t n)
-{
-	while (n > 16) {
-		size_t i = 0, j = n - 1;
-		struct cand pv = c[n / 2], t;
-
-		for (;;) {
-			while (worse(pv.s, pv.t, c[i].s, c[i].t))
-				i++;
-			while (worse(c[j].s, c[j].t, pv.s, pv.t))
-				j--;
-			if (i >= j)
-				break;
-			t = c[i];
-			c[i] = c[j];
-			c[j] = t;
-			i++;
-			j--;
-		}
-		/* [0, j] better than or pv, [j + 1, n) pv or worse */
-		if (j + 1 < n - j - 1) {
-			cands_order(c, j + 1);
-			c += j + 1;
-			n -= j + 1;
-		} else {
-			cands_order(c + j + 1, n - j - 1);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct cand x = c[i];
-		size_t k = i;
-
-		for (; k > 0 && worse(c[k - 1].s, c[k - 1].t, x.s, x.t); k--)
-			c[k] = c[k - 1];
-		c[k] = x;
-	}
-}
-
 static int topm_small(const struct job *jb, struct lb_candidates *out)
 {
 	size_t m = jb->m, nt = jb->n_tgt, r0, i, j, n = 1;
@@ -1192,14 +1152,15 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 	 * CHUNK rows */
 	size_t rows = jb->bf16 ? (jb->symmetric ? nt : 1) : CHUNK;
 	float *c = malloc((rows * nt + 1) * sizeof(*c));
-	struct cand *k = malloc((nt + 1) * sizeof(*k));
+	float *hs = malloc((m + 1) * sizeof(*hs));
+	uint32_t *ht = malloc((m + 1) * sizeof(*ht));
 	int rc = -1;
 
-	if (c == NULL || k == NULL)
+	if (c == NULL || hs == NULL || ht == NULL)
 		goto out;
 	for (r0 = jb->row_begin; r0 < jb->row_end; r0 += n) {
 		const float *ci;
-		size_t row = r0, r = r0 - jb->row_begin, cnt;
+		size_t row = r0, r = r0 - jb->row_begin;
 		long skip;
 
 #ifdef HAVE_AVX2_PATH
@@ -1233,23 +1194,46 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 			ci = c + (r0 - b0) * nt;
 		}
 		for (i = 0; i < n; i++, ci += nt, row++, r++) {
+			uint32_t cnt = 0;
+
 			skip = jb->self ? jb->self[row] :
 			       jb->symmetric ? (long)row : -1;
-			for (j = 0, cnt = 0; j < nt; j++)
+			for (j = 0; j < nt; j++)
 				if (ci[j] == ci[j] && (long)j != skip)
-					k[cnt++] = (struct cand){ ci[j],
-								  (uint32_t)j };
-			cands_order(k, cnt);
-			for (j = 0; j < cnt && j < m; j++) {
-				out->target[r * m + j] = k[j].t;
-				out->score[r * m + j] = k[j].s;
+					heap_push(hs, ht, &cnt, m, ci[j],
+						  (uint32_t)j);
+			/* the root is the worst: popped last to first */
+			while (cnt > 0) {
+				size_t q = --cnt, p = 0, ch;
+				float sc = hs[cnt];
+				uint32_t t = ht[cnt];
+
+				out->target[r * m + q] = ht[0];
+				out->score[r * m + q] = hs[0];
+				for (;;) {	/* the last sifted down from 0 */
+					ch = 2 * p + 1;
+					if (ch >= cnt)
+						break;
+					if (ch + 1 < cnt &&
+					    worse(hs[ch + 1], ht[ch + 1],
+						  hs[ch], ht[ch]))
+						ch++;
+					if (!worse(hs[ch], ht[ch], sc, t))
+						break;
+					hs[p] = hs[ch];
+					ht[p] = ht[ch];
+					p = ch;
+				}
+				hs[p] = sc;
+				ht[p] = t;
 			}
 		}
 	}
 	rc = 0;
 out:
 	free(c);
-	free(k);
+	free(hs);
+	free(ht);
 	return rc;
 }
 
