@@ -368,7 +368,15 @@ static void test_dir_names(void **state)
 	assert_true(names[0][0] != '.' && names[1][0] != '.');
 }
 
-/* mkdir -p: deep, there already, trailing slash, through a file (error). */
+static int write_two(FILE *fp, void *arg, struct lb_error *err)
+{
+	(void)arg;
+	(void)err;
+	return fputs("ab", fp) < 0 ? -1 : 0;
+}
+
+/* mkdir -p: deep, there already, trailing slash, through a file (error);
+ * the atomic writers make the directories they miss. */
 static void test_mkdirs(void **state)
 {
 	struct fixture *f = *state;
@@ -396,6 +404,18 @@ static void test_mkdirs(void **state)
 	assert_int_equal(lb_mkdirs_parent(path, &err), 0);
 	snprintf(path, sizeof(path), "%s/m/u/v", f->root);
 	assert_int_equal(stat(path, &sb), 0);
+	/* the state writers make what is missing of their path */
+	snprintf(path, sizeof(path), "%s/w/x/y/state.tsv", f->root);
+	assert_int_equal(lb_file_write_atomic(path, "s", 1, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 1);
+	snprintf(path, sizeof(path), "%s/w/z/stream.tsv", f->root);
+	assert_int_equal(lb_file_write_stream(path, write_two, NULL, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 2);
+	snprintf(path, sizeof(path), "%s/m/file/s/t.tsv", f->root);
+	assert_int_equal(lb_file_write_atomic(path, "s", 1, &err), -1);
+	assert_int_equal(err.code, LB_EIO);
 }
 
 static void test_s3(void **state)
