@@ -9,7 +9,10 @@
 # Figures: the night's wall time against the ideal (a host cannot be
 # crawled faster than its pages / its rate: NIGHT_PAGES / NIGHT_PPM
 # minutes), CPU seconds, peak RSS (getrusage of the run), and the host
-# rates read from nginx's log. Target: wall <= 1.15 x ideal, peak RSS
+# rates read from nginx's log; the tail (from the origin's last request to
+# the end: every client's build and publish come after their crawls, which
+# all take the ideal) in wall seconds and in linkbot's CPU seconds, sampled
+# every 0.25 s. Target: wall <= 1.15 x ideal, peak RSS
 # < 2 GiB. Peer: the same night one client after another (--jobs 1),
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
@@ -36,20 +39,32 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/linkbot-night-bench.XXXXXX")
 trap 'origin_stop; rm -rf "$WORK"' EXIT
 [ -x "$LINKBOT" ] || { echo "night.sh: build first (make BUILD=$BUILD)" >&2; exit 1; }
 
-# run DIR ARGS...: linkbot run, prints "WALL CPU MAXRSS_MIB"
+# run DIR ARGS...: linkbot run, prints "WALL CPU MAXRSS_MIB START"
+# (START: the wall clock at its start); DIR/cpu.log gets linkbot's CPU
+# seconds every 0.25 s ("CLOCK CPU"), to split the night's CPU at the
+# origin's last request (the tail: every build and publish)
 run() {
 	local dir=$1
 	shift
-	python3 - "$dir/run.log" "$LINKBOT" run -c "$dir/linkbot.yaml" --seed 7 "$@" <<'PY'
-import resource, subprocess, sys, time
-t = time.monotonic()
-with open(sys.argv[1], "w") as log:
-    rc = subprocess.run(sys.argv[2:], stdout=log, stderr=log).returncode
+	python3 - "$dir/run.log" "$dir/cpu.log" "$LINKBOT" run -c "$dir/linkbot.yaml" --seed 7 "$@" <<'PY'
+import os, resource, subprocess, sys, time
+hz = os.sysconf("SC_CLK_TCK")
+t, t0 = time.monotonic(), time.time()
+with open(sys.argv[1], "w") as log, open(sys.argv[2], "w") as cpu:
+    p = subprocess.Popen(sys.argv[3:], stdout=log, stderr=log)
+    while p.poll() is None:
+        try:
+            f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+            cpu.write(f"{time.time():.3f} {(int(f[11]) + int(f[12])) / hz:.2f}\n")
+        except OSError:
+            pass
+        time.sleep(0.25)
+    rc = p.returncode
 wall = time.monotonic() - t
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 if rc != 0:
     sys.exit(f"night.sh: linkbot run exited {rc}: see {sys.argv[1]}")
-print(f"{wall:.2f} {r.ru_utime + r.ru_stime:.2f} {r.ru_maxrss / 1024:.0f}")
+print(f"{wall:.2f} {r.ru_utime + r.ru_stime:.2f} {r.ru_maxrss / 1024:.0f} {t0:.3f}")
 PY
 }
 # config DIR CLIENTS_YAML
@@ -88,7 +103,7 @@ ncpu0=$(nginx_cpu)
 # the load average during the run, sampled every 2 s (its highest)
 ( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
 loadpid=$!
-read wall cpu rss < <(run "$WORK/night" --jobs "$JOBS")
+read wall cpu rss start < <(run "$WORK/night" --jobs "$JOBS")
 if [ -n "${NIGHT_LOG:-}" ]; then
 	cp "$WORK/night/run.log" "$NIGHT_LOG"
 	cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
@@ -101,10 +116,11 @@ echo "   nginx (the origin): $ncpu CPU s; load average during the run:" \
 tail -1 "$WORK/night/run.log" | sed 's/^/   | /'
 grep -c "endpoint(s) done, 0 failed" "$WORK/night/run.log" >/dev/null ||
 	echo "   (some endpoints failed: see the log)"
-python3 - "$ORIGIN_WORK/logs/hosts.log" "$PAGES" "$PPM" "$wall" "$cpu" "$rss" "$SITES" <<'PY'
+python3 - "$ORIGIN_WORK/logs/hosts.log" "$PAGES" "$PPM" "$wall" "$cpu" "$rss" "$SITES" "$start" "$WORK/night/cpu.log" <<'PY'
 import collections, sys
-log, pages, ppm, wall, cpu, rss, sites = sys.argv[1:]
+log, pages, ppm, wall, cpu, rss, sites, start, cpulog = sys.argv[1:]
 pages, ppm, wall, cpu, rss, sites = int(pages), int(ppm), float(wall), float(cpu), float(rss), int(sites)
+start = float(start)
 starts = collections.defaultdict(list)
 for line in open(log):
     f = line.split()
@@ -125,6 +141,12 @@ print(f"   wall: {wall:.1f} s = {wall / ideal:.3f} x ideal (target <= 1.15); "
       f"crawl span at the origin {last - first:.1f} s")
 print(f"   CPU: {cpu:.1f} s ({cpu / max(len(starts), 1) * 1000:.0f} ms a site), "
       f"peak RSS: {rss:.0f} MiB (target < 2048)")
+# the tail: from the origin's last request to the end of the night
+samples = [tuple(map(float, l.split())) for l in open(cpulog) if l.strip()]
+at_last = max((c for (t, c) in samples if t <= last), default=0.0)
+print(f"   tail after the last request: {start + wall - last:.1f} s; linkbot's "
+      f"CPU until it {at_last:.1f} s, in the tail {cpu - at_last:.1f} s "
+      f"({(cpu - at_last) / max(len(starts), 1) * 1000:.1f} ms a site)")
 if rates:
     print(f"   host rate: max {max(rates):.1f}/min over a host's crawl, "
           f"shortest 10 intervals {min(win) if win else 0:.3f} s each "
@@ -144,7 +166,7 @@ parts = text.split("\n  - id: ")
 print("\n  - id: ".join(parts[:n + 1]))
 PY
 config "$WORK/seq" "$WORK/seq.yaml"
-read swall scpu srss < <(run "$WORK/seq" --jobs 1)
+read swall scpu srss sstart < <(run "$WORK/seq" --jobs 1)
 python3 - "$swall" "$SEQ" "$SITES" "$wall" <<'PY'
 import sys
 swall, seq, sites, wall = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])

@@ -38,6 +38,13 @@ struct lb_crawl_opts {
 	 * (docs/crawl.md, max_connections). NULL: only this crawl's cap.
 	 */
 	sem_t *conn_slots;
+	/*
+	 * Called with each page's doc as it is about to be stored: may set
+	 * doc->terms (doc.h; the pipeline hands relate_terms_doc()), kept
+	 * beside the doc in the corpus. NULL: none.
+	 */
+	void (*doc_terms)(void *arg, struct lb_doc *doc);
+	void *doc_terms_arg;
 };
 
 struct lb_crawl_stats {

@@ -92,6 +92,16 @@ struct lb_doc {
 				 * directive for us (as written), or NULL;
 				 * crawl/ compares it with the crawl time */
 	enum lb_source src[LB_F__COUNT];	/* provenance, for inspect */
+	/*
+	 * The page's terms as relate/ made them when the page was stored
+	 * (relate_terms_doc(): tokens, stop words and stems of the fields
+	 * it weighs), so a build need not tokenize the page again; relate/
+	 * owns the format and checks its version, the corpus that the doc
+	 * they came from is the one stored. NULL: none (relate tokenizes).
+	 * Kept with the text (dropped with it); never in the doc's JSON.
+	 */
+	unsigned char *terms;
+	size_t terms_len;
 };
 
 void lb_doc_init(struct lb_doc *doc);

@@ -3,7 +3,10 @@
  *
  * lb_file_write_atomic() writes name.tmp, flushes it to disk, then renames it
  * over name (git lockfile.h), so a reader sees the old file or the new one,
- * never half of one, even if the process is killed.
+ * never half of one, even if the process is killed. Both writers make the
+ * missing directories of the path (mkdir -p), only when they are missing:
+ * a night's thousand clients then do not mkdir() their state directory
+ * at every state file.
  */
 #ifndef LINKBOT_FSUTIL_H
 #define LINKBOT_FSUTIL_H

@@ -38,10 +38,11 @@ struct page_list {
  * text; a million pages' texts would not fit in memory). The full texts
  * stay in the corpus (corpus_reader_text()).
  *
- * With full_max > 0 (and text_max 0), the docs keep their full texts and
- * links when all of them come to at most full_max bytes (p->full_texts
- * set): relate then reads them there instead of through a corpus reader
- * (the same texts: the stored doc, parsed once), and
+ * With full_max > 0 (and text_max 0), the docs keep their full texts,
+ * links and stored terms (doc.h) when all of them come to at most
+ * full_max bytes (p->full_texts set): relate then reads them there
+ * instead of through a corpus reader (the same texts: the stored doc,
+ * parsed once), and
  * pages_drop_texts() takes them out again once the build is done, so
  * that the pages are then what a load without them gives.
  */

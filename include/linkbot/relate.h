@@ -55,6 +55,20 @@ struct lb_text_source {
 	void *arg;
 };
 
+/*
+ * A page's terms made when it is stored (the crawl, as each page is
+ * extracted), so that its builds need not tokenize it again: doc->terms
+ * (doc.h), relate's own format, ignored by a build of another version or
+ * of another method than the default. One context per thread:
+ *   struct relate_terms *t = relate_terms_new();    NULL: no memory
+ *   relate_terms_doc(t, doc);   sets doc->terms (0), or leaves none (-1)
+ *   relate_terms_free(t);
+ */
+struct relate_terms;
+struct relate_terms *relate_terms_new(void);
+int relate_terms_doc(struct relate_terms *t, struct lb_doc *doc);
+void relate_terms_free(struct relate_terms *t);
+
 struct lb_relate_input {
 	const struct lb_doc *const *src;	/* source pages */
 	size_t n_src;

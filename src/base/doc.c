@@ -45,6 +45,7 @@ void lb_doc_release(struct lb_doc *doc)
 	free(doc->text);
 	lb_doclinks_release(&doc->links);
 	free(doc->unavailable_after);
+	free(doc->terms);
 	lb_doc_init(doc);
 }
 

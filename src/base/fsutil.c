@@ -81,6 +81,12 @@ int lb_file_write_atomic(const char *path, const void *data, size_t len,
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		/* the directory first made now: no mkdir() a write */
+		if (lb_mkdirs_parent(path, err) < 0)
+			goto out;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
 	if (fd < 0) {
 		lb_error_errno(err, LB_EIO, "cannot create '%s'", tmp);
 		goto out;
@@ -215,7 +221,12 @@ int lb_file_write_stream(const char *path, lb_file_writer_fn fn, void *arg,
 	if (tmp == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
-	if ((f = fopen(tmp, "we")) == NULL) {
+	if ((f = fopen(tmp, "we")) == NULL && errno == ENOENT) {
+		if (lb_mkdirs_parent(path, err) < 0)
+			goto out;
+		f = fopen(tmp, "we");
+	}
+	if (f == NULL) {
 		lb_error_errno(err, LB_EIO, "cannot create '%s'", tmp);
 		goto out;
 	}

@@ -64,8 +64,7 @@ int corpus_pull(struct lb_store *st, const char *state_dir,
 			     "database", key, store_describe(st));
 		goto out;
 	}
-	if (lb_mkdirs_parent(local, err) < 0 ||
-	    lb_file_write_atomic(local, data, len, err) < 0)
+	if (lb_file_write_atomic(local, data, len, err) < 0)
 		goto out;
 	log_info("%s: corpus downloaded from %s (%zu bytes)", client_id,
 		 store_describe(st), len);
@@ -127,8 +126,7 @@ int state_file_pull(struct lb_store *st, const char *state_dir,
 			lb_error_set(err, gerr.code, "%s", gerr.msg);
 		goto out;
 	}
-	if (lb_mkdirs_parent(local, err) < 0 ||
-	    lb_file_write_atomic(local, data, len, err) < 0)
+	if (lb_file_write_atomic(local, data, len, err) < 0)
 		goto out;
 	log_info("%s downloaded from %s (%zu bytes)", rel, store_describe(st),
 		 len);

@@ -25,10 +25,10 @@ static void utf8_cut(char *s, size_t max)
 	s[max] = '\0';
 }
 
-/* The bytes of a doc's text and links. */
+/* The bytes of a doc's text, links and terms. */
 static size_t text_bytes(const struct lb_doc *d)
 {
-	size_t n = d->text ? strlen(d->text) + 1 : 0, i;
+	size_t n = (d->text ? strlen(d->text) + 1 : 0) + d->terms_len, i;
 
 	for (i = 0; i < d->links.n; i++)
 		n += sizeof(d->links.v[i]) + strlen(d->links.v[i].url) + 1 +
@@ -42,6 +42,9 @@ static void drop_text(struct lb_doc *d)
 	free(d->text);
 	d->text = NULL;
 	lb_doclinks_release(&d->links);
+	free(d->terms);	/* relate's: with the text (doc.h) */
+	d->terms = NULL;
+	d->terms_len = 0;
 }
 
 /*
@@ -84,10 +87,15 @@ static int load_one(struct lb_doc *doc, const char *sets, void *arg)
 			p->full_texts = 0;
 		}
 	}
-	if (!p->full_texts && l->text_max == 0)
+	if (!p->full_texts && l->text_max == 0) {
 		drop_text(&r->doc);
-	else if (!p->full_texts && r->doc.text != NULL)
-		utf8_cut(r->doc.text, l->text_max);
+	} else if (!p->full_texts) {
+		if (r->doc.text != NULL)
+			utf8_cut(r->doc.text, l->text_max);
+		free(r->doc.terms);	/* relate reads the corpus */
+		r->doc.terms = NULL;
+		r->doc.terms_len = 0;
+	}
 	p->n++;
 	return 0;
 }

@@ -1234,6 +1234,8 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 	meta.last_modified = res->last_modified;
 	meta.lastmod = j->lastmod;
 	meta.fetched_at = c->now;
+	if (c->opts->doc_terms != NULL)
+		c->opts->doc_terms(c->opts->doc_terms_arg, &doc);
 	/* a page crawled only as another's canonical URL belongs to no set
 	 * of its own: it lends its document to the pages that name it */
 	if (corpus_put(c->corpus, &meta, &doc, j->from_canonical ? "" :

@@ -270,8 +270,7 @@ static int write_export(const char *path, const struct lb_relate_input *in,
 {
 	struct export_ctx x = { in, cand, row_begin };
 
-	if (lb_mkdirs_parent(path, err) < 0 ||
-	    lb_file_write_stream(path, export_writer, &x, err) < 0)
+	if (lb_file_write_stream(path, export_writer, &x, err) < 0)
 		return -1;
 	log_info("candidates written to '%s'", path);
 	return 0;

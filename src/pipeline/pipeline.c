@@ -193,11 +193,27 @@ static struct lb_report_endpoint *ep_report(struct client_run *r,
 			       config_variant_name(ep->variant));
 }
 
+/* The crawl's doc_terms: each page's terms made as it is stored. */
+static void crawl_doc_terms(void *arg, struct lb_doc *doc)
+{
+	relate_terms_doc(arg, doc);	/* none: the build tokenizes it */
+}
+
+/* Does the build tokenize pages as relate_terms_doc() does (the default
+ * method)? Then the crawl makes their terms. */
+static int build_uses_terms(const struct lb_config *cfg)
+{
+	return cfg->relate.method == NULL ||
+	       strcmp(cfg->relate.method, "lsa") == 0;
+}
+
 static int stage_crawl(struct client_run *r, struct lb_error *err)
 {
 	struct lb_crawl_opts co;
 	struct lb_crawl_stats cs;
 	struct lb_error cerr;
+	struct relate_terms *terms = NULL;
+	int crc;
 
 	memset(&co, 0, sizeof(co));
 	memset(&cs, 0, sizeof(cs));
@@ -209,8 +225,15 @@ static int stage_crawl(struct client_run *r, struct lb_error *err)
 	co.on_page = report_crawled_page;
 	co.on_page_arg = r->report;
 	co.conn_slots = r->conn_slots;
+	if (build_uses_terms(r->cfg) &&
+	    (terms = relate_terms_new()) != NULL) {
+		co.doc_terms = crawl_doc_terms;
+		co.doc_terms_arg = terms;
+	}
 	lb_error_init(&cerr);
-	if (crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr) < 0) {
+	crc = crawl_client(r->cfg, r->cl, r->corpus, &co, &cs, &cerr);
+	relate_terms_free(terms);
+	if (crc < 0) {
 		lb_error_set(err, cerr.code, "%s", cerr.msg);
 		return -1;
 	}

@@ -62,8 +62,6 @@ int links_write(const char *path, const struct page_list *src,
 {
 	struct links_writer w = { src, tgt, asg };
 
-	if (lb_mkdirs_parent(path, err) < 0)
-		return -1;
 	return lb_file_write_stream(path, links_writer, &w, err);
 }
 
@@ -205,7 +203,5 @@ int links_write_bonus(const char *path, const struct page_list *tgt,
 {
 	struct bonus_writer w = { tgt, bonus, n };
 
-	if (lb_mkdirs_parent(path, err) < 0)
-		return -1;
 	return lb_file_write_stream(path, bonus_writer, &w, err);
 }

@@ -136,8 +136,6 @@ static int cache_save(const struct cache *c, const char *path,
 		    lb_buf_add(&b, c->r[i].v, (size_t)c->r[i].dim * 4, err) ==
 			    -1)
 			goto out;
-	if (lb_mkdirs_parent(path, err) == -1)
-		goto out;
 	rc = lb_file_write_atomic(path, b.data ? b.data : "", b.len, err);
 out:
 	lb_buf_release(&b);

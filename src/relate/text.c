@@ -50,6 +50,7 @@
 #include <libstemmer.h>
 #include <utf8proc.h>
 
+#include "linkbot/buf.h"
 #include "relate_int.h"
 
 #define TOK_MAX 64		/* bytes; longer runs are not words */
@@ -62,6 +63,7 @@
 #define VOCAB_MAX 131072	/* terms kept (LSA memory is terms x 266) */
 #endif
 #define LINK_TERMS_MAX 32768	/* link terms kept, beside the words */
+#define WC_MAX ((size_t)1 << 20)	/* words remembered a language */
 
 void csr_release(struct csr *x)
 {
@@ -156,9 +158,11 @@ struct tok_ctx {
 	tok_fn *fn;
 	void *arg;
 	struct wcache *wc;		/* or NULL; fn is add_token then */
+	struct tcache *tc;		/* or NULL (relate_terms_doc()) */
 };
 
 static int wc_emit(struct tok_ctx *t, const char *w, size_t len);
+static int tc_emit(struct tok_ctx *t, const char *w, size_t len);
 
 static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
 		 int digits_only)
@@ -168,6 +172,8 @@ static void emit(struct tok_ctx *t, const char *w, size_t len, size_t ncp,
 	if (len > TOK_MAX || digits_only || ncp < 2)
 		return;
 	if (t->wc != NULL && wc_emit(t, w, len))
+		return;
+	if (t->tc != NULL && tc_emit(t, w, len))
 		return;
 	if (t->stop && stopword_is(t->lang, w, len))
 		return;
@@ -293,6 +299,367 @@ int text_tokens(const char *s, const char *lang,
 	if (rc == -1)
 		return lb_error_set(err, LB_EINVALID, "text is not UTF-8");
 	return 0;
+}
+
+/* ---- a page's terms, made when it is stored ---- */
+
+/*
+ * relate_terms_doc() runs the tokenizer of the full mode over one page's
+ * fields as tokenize_range() does (same language, stop words, stems,
+ * field weights) and keeps what it would hand the vocabulary: each
+ * distinct term once, in the order of its first occurrence, with the sum
+ * of its weights. A build that finds them with the page (pages loaded
+ * with their texts) interns them in that order instead of tokenizing:
+ * the same term ids, counts and lengths, so the same vectors. The crawl
+ * makes them as each page is extracted (a night's crawl waits on the
+ * hosts' rate with CPU to spare; its builds all come at the end).
+ *
+ * Format: TERMS_VERSION, then per term varint(weight) varint(length)
+ * bytes. TERMS_VERSION changes with anything that changes what the full
+ * mode's tokens are (tokenize(), emit(), the stop lists, the stemmers,
+ * the fields and their weights): terms of another version are not used
+ * (test_relate.c holds a page's terms to a fixed digest to say when).
+ */
+#define TERMS_VERSION 1
+#define TERMS_SLOTS_MIN 256
+
+struct terms_ent {
+	uint32_t off, len;	/* in the term bytes */
+	uint32_t w;		/* sum of the weights */
+};
+
+/*
+ * What each word of one language became (its stem, or nothing: a stop
+ * word), for the pages of a site, which repeat their words: a word seen
+ * again costs one lookup instead of the stop list and the stemmer (as
+ * wcache does for a build). At most WC_MAX words a language.
+ */
+struct tc_ent {
+	char *word;		/* NULL: empty slot */
+	char *out;		/* what emit() gave, or NULL: nothing */
+	uint32_t wlen, olen;
+};
+
+struct tcache {
+	char lang[LANG_MAX];
+	struct tc_ent *slot;
+	size_t cap, n;		/* cap a power of two */
+};
+
+struct relate_terms {
+	struct tcache tc[LANG_MAX];
+	size_t n_tc;
+	struct stemmers sm;
+	struct lb_buf bytes;	/* the terms' bytes, one after another */
+	struct terms_ent *e;	/* the page's terms, first seen first */
+	size_t n, cap;
+	uint32_t *slot;		/* hash -> e index + 1; 0 empty */
+	size_t n_slots;		/* a power of two */
+	uint32_t field_w;
+	int failed;
+};
+
+struct relate_terms *relate_terms_new(void)
+{
+	struct relate_terms *t = calloc(1, sizeof(*t));
+
+	if (t != NULL)
+		lb_buf_init(&t->bytes, (size_t)1 << 30);
+	return t;
+}
+
+void relate_terms_free(struct relate_terms *t)
+{
+	size_t i, k;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n_tc; i++) {
+		for (k = 0; k < t->tc[i].cap; k++) {
+			free(t->tc[i].slot[k].word);
+			free(t->tc[i].slot[k].out);
+		}
+		free(t->tc[i].slot);
+	}
+	stemmers_release(&t->sm);
+	lb_buf_release(&t->bytes);
+	free(t->e);
+	free(t->slot);
+	free(t);
+}
+
+static uint64_t hash(const char *s, size_t len);
+
+static int terms_rehash(struct relate_terms *t, size_t n_slots)
+{
+	uint32_t *slot = calloc(n_slots, sizeof(*slot));
+	size_t i;
+
+	if (slot == NULL)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		size_t j = hash(t->bytes.data + t->e[i].off, t->e[i].len) &
+			   (n_slots - 1);
+
+		while (slot[j])
+			j = (j + 1) & (n_slots - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->n_slots = n_slots;
+	return 0;
+}
+
+/* tok_fn: one token of the page, as add_token() would take it */
+static void terms_token(const char *tok, size_t len, void *arg)
+{
+	struct relate_terms *t = arg;
+	struct lb_error err;
+	size_t j;
+
+	if (t->failed)
+		return;
+	if (2 * (t->n + 1) > t->n_slots &&
+	    terms_rehash(t, t->n_slots ? 2 * t->n_slots : TERMS_SLOTS_MIN) <
+		    0) {
+		t->failed = 1;
+		return;
+	}
+	j = hash(tok, len) & (t->n_slots - 1);
+	while (t->slot[j]) {
+		struct terms_ent *e = &t->e[t->slot[j] - 1];
+
+		if (e->len == len &&
+		    memcmp(t->bytes.data + e->off, tok, len) == 0) {
+			e->w += t->field_w;
+			return;
+		}
+		j = (j + 1) & (t->n_slots - 1);
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		struct terms_ent *e = realloc(t->e, cap * sizeof(*e));
+
+		if (e == NULL) {
+			t->failed = 1;
+			return;
+		}
+		t->e = e;
+		t->cap = cap;
+	}
+	lb_error_init(&err);
+	t->e[t->n] = (struct terms_ent){ (uint32_t)t->bytes.len,
+					 (uint32_t)len, t->field_w };
+	if (lb_buf_add(&t->bytes, tok, len, &err) < 0) {
+		t->failed = 1;
+		return;
+	}
+	t->slot[j] = (uint32_t)++t->n;
+}
+
+/* The cache of lang (NULL: none); NULL when too many languages. */
+static struct tcache *tc_get(struct relate_terms *t, const char *lang)
+{
+	size_t i;
+
+	if (lang == NULL)
+		lang = "";
+	if (strlen(lang) >= LANG_MAX)
+		return NULL;
+	for (i = 0; i < t->n_tc; i++)
+		if (strcmp(t->tc[i].lang, lang) == 0)
+			return &t->tc[i];
+	if (t->n_tc == LANG_MAX)
+		return NULL;
+	strcpy(t->tc[t->n_tc].lang, lang);
+	return &t->tc[t->n_tc++];
+}
+
+/* emit()'s fn while a word takes the long way: what it gives */
+struct tc_catch {
+	char *out;
+	size_t len;
+	int failed;
+};
+
+static void tc_catch(const char *tok, size_t len, void *arg)
+{
+	struct tc_catch *c = arg;
+
+	free(c->out);
+	if ((c->out = malloc(len + 1)) == NULL) {
+		c->failed = 1;
+		return;
+	}
+	memcpy(c->out, tok, len);
+	c->out[len] = '\0';
+	c->len = len;
+}
+
+static int tc_grow(struct tcache *c)
+{
+	size_t cap = c->cap ? 2 * c->cap : 1024, i;
+	struct tc_ent *slot = calloc(cap, sizeof(*slot));
+
+	if (slot == NULL)
+		return -1;
+	for (i = 0; i < c->cap; i++) {
+		size_t j;
+
+		if (c->slot[i].word == NULL)
+			continue;
+		j = hash(c->slot[i].word, c->slot[i].wlen) & (cap - 1);
+		while (slot[j].word)
+			j = (j + 1) & (cap - 1);
+		slot[j] = c->slot[i];
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->cap = cap;
+	return 0;
+}
+
+/* emit() through the cache: 1 when handled (t->fn called or the word
+ * dropped), 0 to take the long way (nothing cached). */
+static int tc_emit(struct tok_ctx *t, const char *w, size_t len)
+{
+	struct tcache *c = t->tc;
+	struct tok_ctx plain = *t;
+	struct tc_catch got = { NULL, 0, 0 };
+	size_t j = 0;
+	char *word;
+
+	if (c->cap > 0) {
+		j = hash(w, len) & (c->cap - 1);
+		while (c->slot[j].word) {
+			if (c->slot[j].wlen == len &&
+			    memcmp(c->slot[j].word, w, len) == 0) {
+				if (c->slot[j].out != NULL)
+					t->fn(c->slot[j].out, c->slot[j].olen,
+					      t->arg);
+				return 1;
+			}
+			j = (j + 1) & (c->cap - 1);
+		}
+	}
+	if (c->n >= WC_MAX)
+		return 0;
+	/* the long way, once: what the word becomes */
+	plain.tc = NULL;
+	plain.fn = tc_catch;
+	plain.arg = &got;
+	emit(&plain, w, len, 2, 0);
+	if (got.failed || (2 * (c->n + 1) > c->cap && tc_grow(c) < 0) ||
+	    (word = malloc(len + 1)) == NULL) {
+		free(got.out);
+		return 0;
+	}
+	j = hash(w, len) & (c->cap - 1);
+	while (c->slot[j].word)
+		j = (j + 1) & (c->cap - 1);
+	memcpy(word, w, len);
+	word[len] = '\0';
+	c->slot[j] = (struct tc_ent){ word, got.out, (uint32_t)len,
+				      (uint32_t)got.len };
+	c->n++;
+	if (got.out != NULL)
+		t->fn(got.out, got.len, t->arg);
+	return 1;
+}
+
+static int varint_put(struct lb_buf *b, uint64_t v, struct lb_error *err)
+{
+	unsigned char c[10];
+	size_t n = 0;
+
+	do {
+		c[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return lb_buf_add(b, c, n, err);
+}
+
+static int varint_get(const unsigned char **p, const unsigned char *end,
+		      uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		unsigned char c = *(*p)++;
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+int relate_terms_doc(struct relate_terms *t, struct lb_doc *doc)
+{
+	struct tok_ctx c = { .lang = doc->language, .stop = 1,
+			     .fn = terms_token, .arg = t };
+	struct lb_buf out;
+	struct lb_error err;
+	size_t i, j;
+
+	free(doc->terms);
+	doc->terms = NULL;
+	doc->terms_len = 0;
+	t->n = 0;
+	t->failed = 0;
+	lb_buf_reset(&t->bytes);
+	if (t->slot != NULL)
+		memset(t->slot, 0, t->n_slots * sizeof(*t->slot));
+	c.stem = stemmer_get(&t->sm, doc->language);
+	c.tc = tc_get(t, doc->language);
+	/* the fields and weights of tokenize_range() */
+	t->field_w = 3;
+	tokenize(doc->title, &c);
+	t->field_w = 2;
+	tokenize(doc->description, &c);
+	tokenize(doc->url_path, &c);
+	t->field_w = 1;
+	tokenize(doc->text, &c);
+	if (t->failed)
+		return -1;
+	lb_buf_init(&out, (size_t)1 << 30);
+	lb_error_init(&err);
+	if (lb_buf_addc(&out, TERMS_VERSION, &err) < 0)
+		goto fail;
+	for (i = 0; i < t->n; i++) {
+		j = t->e[i].off;
+		if (varint_put(&out, t->e[i].w, &err) < 0 ||
+		    varint_put(&out, t->e[i].len, &err) < 0 ||
+		    lb_buf_add(&out, t->bytes.data + j, t->e[i].len, &err) < 0)
+			goto fail;
+	}
+	doc->terms_len = out.len;
+	doc->terms = (unsigned char *)lb_buf_take(&out);
+	return doc->terms != NULL ? 0 : -1;
+fail:
+	lb_buf_release(&out);
+	return -1;
+}
+
+/* 1 if blob is whole terms of this version, else 0 (then tokenized). */
+static int terms_check(const unsigned char *blob, size_t len)
+{
+	const unsigned char *p = blob + 1, *end = blob + len;
+	uint64_t w, n;
+
+	if (len < 1 || blob[0] != TERMS_VERSION)
+		return 0;
+	while (p < end) {
+		if (varint_get(&p, end, &w) < 0 || w == 0 || w > UINT32_MAX ||
+		    varint_get(&p, end, &n) < 0 || n == 0 ||
+		    n > (uint64_t)(end - p))
+			return 0;
+		p += n;
+	}
+	return 1;
 }
 
 /* ---- vocabulary ---- */
@@ -465,7 +832,6 @@ static void add_token(const char *tok, size_t len, void *arg)
  * WC_MAX words a language are kept (a huge site's rare words are not).
  */
 #define WC_DROP UINT32_MAX
-#define WC_MAX ((size_t)1 << 20)
 
 struct wcache {
 	char lang[LANG_MAX];	/* the doc's language as given ("" none) */
@@ -619,11 +985,70 @@ static int vocab_keep(const struct vocab *v, size_t n, unsigned char **out)
 	return 0;
 }
 
-static int entry_cmp(const void *a, const void *b)
+/*
+ * A doc's entries by term id, ascending (before the merge an id may
+ * repeat: equal ids come out next to each other in any order, and their
+ * weights, small integers, sum exactly whatever the order). qsort()'s
+ * call per comparison cost more than the sort itself: quicksort on the
+ * ids, insertion sort below 16.
+ */
+static void entries_sort(struct entry *e, size_t n)
 {
-	const struct entry *x = a, *y = b;
+	while (n > 16) {
+		size_t i = 0, j = n - 1, mid = n / 2;
+		uint32_t a = e[0].id, b = e[mid].id, c = e[n - 1].id, pv;
+		struct entry t;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+		pv = a < b ? (b < c ? b : a < c ? c : a) :
+			     (a < c ? a : b < c ? c : b);
+		for (;;) {
+			while (e[i].id < pv)
+				i++;
+			while (e[j].id > pv)
+				j--;
+			if (i >= j)
+				break;
+			t = e[i];
+			e[i] = e[j];
+			e[j] = t;
+			i++;
+			j--;
+		}
+		/* [0, j] <= pv <= [j + 1, n): the smaller side first */
+		if (j + 1 < n - j - 1) {
+			entries_sort(e, j + 1);
+			e += j + 1;
+			n -= j + 1;
+		} else {
+			entries_sort(e + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct entry x = e[i];
+		size_t k = i;
+
+		for (; k > 0 && e[k - 1].id > x.id; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
+}
+
+/* A page's stored terms (terms_check()ed) into the builder, as its
+ * tokens would have come: first seen first, each with its weights. */
+static void terms_add(struct builder *b, const unsigned char *blob,
+		      size_t len)
+{
+	const unsigned char *p = blob + 1, *end = blob + len;
+	uint64_t w, n;
+
+	while (p < end && !b->failed) {
+		varint_get(&p, end, &w);
+		varint_get(&p, end, &n);
+		b->field_w = (float)w;
+		add_token((const char *)p, (size_t)n, b);
+		p += n;
+	}
 }
 
 /* One thread's share of pass 1: docs [i0, i1), local ids. */
@@ -668,9 +1093,15 @@ static void *tokenize_range(void *arg)
 		size_t k, w;
 
 		r = i - p->i0;
+		b->doc_start[r] = b->n;
+		if (!p->plain && reader == NULL && d->terms != NULL &&
+		    terms_check(d->terms, d->terms_len)) {
+			/* made when the page was stored: the same tokens */
+			terms_add(b, d->terms, d->terms_len);
+			goto tokens_done;
+		}
 		t.stem = p->plain ? NULL : stemmer_get(&sm, d->language);
 		t.wc = wc_get(&wc, d->language);
-		b->doc_start[r] = b->n;
 		b->field_w = p->plain ? 1.0f : 3.0f;
 		tokenize(d->title, &t);
 		if (!p->plain) {
@@ -687,6 +1118,7 @@ static void *tokenize_range(void *arg)
 		}
 		tokenize(reader ? fetched : d->text, &t);
 		free(fetched);
+tokens_done:
 		if (p->ix && link_edges_add(&p->edges, p->ix, i,
 					    reader ? &got : &d->links) < 0)
 			b->failed = 1;
@@ -695,9 +1127,7 @@ static void *tokenize_range(void *arg)
 			break;
 		/* merge duplicates of this doc (weights are small sums of
 		 * 1, 2, 3: exact in float whatever the order) */
-		if (b->n > b->doc_start[r])
-			qsort(b->e + b->doc_start[r], b->n - b->doc_start[r],
-			      sizeof(*b->e), entry_cmp);
+		entries_sort(b->e + b->doc_start[r], b->n - b->doc_start[r]);
 		for (k = w = b->doc_start[r]; k < b->n; k++) {
 			p->len[i] += b->e[k].w;
 			if (w > b->doc_start[r] && b->e[w - 1].id == b->e[k].id) {
@@ -772,10 +1202,8 @@ static int merge_parts(struct builder *b, struct part *part, int nt)
 				b->e[at].w = pb->e[k].w;
 				at++;
 			}
-			if (at > b->doc_start[i])
-				qsort(b->e + b->doc_start[i],
-				      at - b->doc_start[i], sizeof(*b->e),
-				      entry_cmp);
+			entries_sort(b->e + b->doc_start[i],
+				     at - b->doc_start[i]);
 		}
 		free(str);
 		free(slen);

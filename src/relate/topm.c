@@ -40,6 +40,10 @@
  * proven rounding band below, and only those are recomputed in fp32 at
  * the end (see "bf16 prefilter" below): still the exact top-M.
  *
+ * Small problems (at most one block of targets: a site of a few hundred
+ * pages) skip all this: topm_small() scores each row whole with the same
+ * function (bf_dot() or the same sgemm calls) and keeps its top M.
+ *
  * Cost: flops 2 * R * N_t * d (cross) or about half of N^2 d (same set);
  * memory threads * R * (M + max(64, 2M)) * 8 bytes for heaps and band lists
  * (pages a thread never touches, cross-set, are never committed) +
@@ -1126,6 +1130,113 @@ static void *merger(void *arg)
 	return NULL;
 }
 
+/*
+ * Small problems: every target in one block (n_tgt <= SMALL_TGT). Each
+ * row's scores are computed whole and its top M picked from them, with
+ * none of the machinery that pays off on large sites (the bf16 copies and
+ * bands, band lists, threads and their heaps: a night of 1,000 sites of
+ * 100 pages spent ~7 % of its builds there, three calls a site). The
+ * scores are the ones the blocked path keeps, so the candidates are the
+ * same bit for bit: bf_dot() where that path runs in bf16 (its exact
+ * recheck of every entry it keeps), else the same sgemm calls (CHUNK rows
+ * against the one block); the order is worse()'s, NaN never offered, the
+ * row's self skipped, as there.
+ */
+#define SMALL_TGT 512	/* = BLK: one block of targets */
+
+static int topm_small(const struct job *jb, struct lb_candidates *out)
+{
+	size_t m = jb->m, nt = jb->n_tgt, r0, i, j, n = 1;
+	/* bf16: one row at a time, or the whole square of a same-set
+	 * problem (bf_dot(a, b) == bf_dot(b, a): each pair once); sgemm:
+	 * CHUNK rows */
+	size_t rows = jb->bf16 ? (jb->symmetric ? nt : 1) : CHUNK;
+	float *c = malloc((rows * nt + 1) * sizeof(*c));
+	float *hs = malloc((m + 1) * sizeof(*hs));
+	uint32_t *ht = malloc((m + 1) * sizeof(*ht));
+	int rc = -1;
+
+	if (c == NULL || hs == NULL || ht == NULL)
+		goto out;
+	for (r0 = jb->row_begin; r0 < jb->row_end; r0 += n) {
+		const float *ci;
+		size_t row = r0, r = r0 - jb->row_begin;
+		long skip;
+
+#ifdef HAVE_AVX2_PATH
+		if (jb->bf16) {
+			float *cr = c + (jb->symmetric ? row * nt : 0);
+
+			n = 1;
+			for (j = 0; j < nt; j++)
+				cr[j] = jb->symmetric && j < row &&
+						j >= jb->row_begin ?
+						c[j * nt + row] :
+						bf_dot(jb->src + row * jb->d,
+						       jb->tgt + j * jb->d,
+						       jb->d);
+			ci = cr;
+		} else
+#endif
+		{
+			/* the blocked path's calls: chunks of CHUNK rows
+			 * from the block's first row */
+			size_t b0 = r0 - r0 % CHUNK;
+
+			n = b0 + CHUNK < jb->row_end ? b0 + CHUNK - r0 :
+						       jb->row_end - r0;
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+				    (int)(b0 + CHUNK < jb->n_src ?
+					  CHUNK : jb->n_src - b0),
+				    (int)nt, (int)jb->d, 1.0f,
+				    jb->src + b0 * jb->d, (int)jb->d, jb->tgt,
+				    (int)jb->d, 0.0f, c, (int)nt);
+			ci = c + (r0 - b0) * nt;
+		}
+		for (i = 0; i < n; i++, ci += nt, row++, r++) {
+			uint32_t cnt = 0;
+
+			skip = jb->self ? jb->self[row] :
+			       jb->symmetric ? (long)row : -1;
+			for (j = 0; j < nt; j++)
+				if (ci[j] == ci[j] && (long)j != skip)
+					heap_push(hs, ht, &cnt, m, ci[j],
+						  (uint32_t)j);
+			/* the root is the worst: popped last to first */
+			while (cnt > 0) {
+				size_t q = --cnt, p = 0, ch;
+				float sc = hs[cnt];
+				uint32_t t = ht[cnt];
+
+				out->target[r * m + q] = ht[0];
+				out->score[r * m + q] = hs[0];
+				for (;;) {	/* the last sifted down from 0 */
+					ch = 2 * p + 1;
+					if (ch >= cnt)
+						break;
+					if (ch + 1 < cnt &&
+					    worse(hs[ch + 1], ht[ch + 1],
+						  hs[ch], ht[ch]))
+						ch++;
+					if (!worse(hs[ch], ht[ch], sc, t))
+						break;
+					hs[p] = hs[ch];
+					ht[p] = ht[ch];
+					p = ch;
+				}
+				hs[p] = sc;
+				ht[p] = t;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(c);
+	free(hs);
+	free(ht);
+	return rc;
+}
+
 int topm_begin(size_t n_src, size_t n_tgt, size_t d, size_t m,
 	       size_t *row_begin, size_t *row_end, int threads, size_t *nt,
 	       struct lb_candidates *out, struct lb_error *err)
@@ -1164,7 +1275,7 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	struct merge *mg = NULL;
 	struct bf_mem bfm = { 0 };
 	size_t rows, bi_, bj_, t, nt, n_heaps = 0;
-	int rc = -1, blas_threads = openblas_get_num_threads();
+	int rc = -1, blas_threads = openblas_get_num_threads(), small;
 
 	if (ivf_wanted(n_tgt))	/* large sites: approximate (ivf.c) */
 		return ivf_topm(src, n_src, tgt, n_tgt, d, self, m, row_begin,
@@ -1192,12 +1303,32 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 #endif
 	jb.nb_src = (n_src + BLK - 1) / BLK;
 	jb.nb_tgt = (n_tgt + BLK - 1) / BLK;
+	/* LINKBOT_NO_TOPM_SMALL: the blocked path anyway (tests) */
+	small = n_tgt <= SMALL_TGT && !getenv("LINKBOT_NO_TOPM_SMALL");
 #ifdef HAVE_AVX2_PATH
 	if (jb.avx2 && __builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bf16") &&
-	    !getenv("LINKBOT_NO_BF16") && bf_prepare(&jb, &bfm, nt) == -1)
-		goto nomem;
+	    !getenv("LINKBOT_NO_BF16")) {
+		if (small) {
+			/* the bf16 path's condition, without its copies */
+			float gn = 0, ge = 0;
+
+			jb.bf16 = bf_norms(src, n_src, d, NULL, NULL, &gn,
+					   &ge) &&
+				  (jb.symmetric ||
+				   bf_norms(tgt, n_tgt, d, NULL, NULL, &gn,
+					    &ge));
+		} else if (bf_prepare(&jb, &bfm, nt) == -1) {
+			goto nomem;
+		}
+	}
 #endif
+	if (small) {
+		if (topm_small(&jb, out) == -1)
+			goto nomem;
+		rc = 0;
+		goto out;
+	}
 	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));
 	if (jb.items == NULL)
 		goto nomem;

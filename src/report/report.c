@@ -497,8 +497,7 @@ int report_write(struct lb_report *r, const char *dir, time_t finished,
 	}
 	if ((html = report_html(json, err)) == NULL)
 		goto out;
-	if (lb_mkdirs(dir, err) < 0 ||
-	    lb_file_write_atomic(json_path, json, strlen(json), err) < 0 ||
+	if (lb_file_write_atomic(json_path, json, strlen(json), err) < 0 ||
 	    lb_file_write_atomic(html_path, html, strlen(html), err) < 0)
 		goto out;
 	rc = 0;

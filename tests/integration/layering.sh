@@ -12,7 +12,7 @@ root=${1:-.}
 # layer and of the layers above it in this list, never of one below it.
 # Each header of include/linkbot/ belongs to the folder that defines it.
 layers=(
-	"base:buf doc error fsutil gz layout log pageid progress retry sha256 url utf8 wait"
+	"base:buf doc error fsutil gz layout log pageid progress retry sha256 syncgroup url utf8 wait"
 	"config:config urlpattern"
 	"store:store"
 	"report:report"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,6 +249,110 @@ static void test_pages_full_texts(void **state)
 	assert_false(plain.full_texts);
 	assert_string_equal(plain.rec[0].doc.text, "text o");
 	pages_release(&plain);
+	corpus_free(c);
+}
+
+/* A page with title and, unless NULL, terms (the corpus does not read
+ * them). */
+static void put_terms(struct lb_corpus *c, const char *url, const char *title,
+		      const char *terms)
+{
+	struct lb_doc doc;
+	struct lb_fetch_meta meta;
+	struct lb_error err;
+
+	lb_doc_init(&doc);
+	doc.url = strdup(url);
+	doc.title = strdup(title);
+	doc.text = strdup("some text");
+	if (terms != NULL) {
+		doc.terms_len = strlen(terms);
+		doc.terms = (unsigned char *)strdup(terms);
+	}
+	memset(&meta, 0, sizeof(meta));
+	meta.url = url;
+	meta.status = 200;
+	meta.fetched_at = 1;
+	lb_error_init(&err);
+	if (corpus_put(c, &meta, &doc, "blog", &err) < 0)
+		fail_msg("%s", err.msg);
+	lb_doc_release(&doc);
+}
+
+/*
+ * A doc's terms (doc.h) come back with the doc, the full texts loaded;
+ * not with a doc another writer changed beside them (a linkbot without
+ * the column updates doc only), nor without the texts; a corpus made
+ * before the column gets it and keeps its pages.
+ */
+static void test_terms(void **state)
+{
+	struct lb_corpus *c;
+	struct pages p;
+	struct lb_error err;
+	sqlite3 *db;
+	char path[400];
+
+	(void)state;
+	lb_error_init(&err);
+	/* a corpus of before the column, with one page */
+	snprintf(path, sizeof(path), "%s/client", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/client/corpus.sqlite", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"CREATE TABLE url(url TEXT PRIMARY KEY, final_url TEXT,"
+		" canonical TEXT, sets TEXT, doc TEXT,"
+		" status INTEGER NOT NULL DEFAULT 0, etag TEXT,"
+		" last_modified TEXT, lastmod TEXT,"
+		" fetched_at INTEGER NOT NULL DEFAULT 0,"
+		" tried_at INTEGER NOT NULL DEFAULT 0);"
+		"INSERT INTO url VALUES('http://h/old', 'http://h/old',"
+		" 'http://h/old', 'blog', '{\"url\":\"http://h/old\","
+		"\"title\":\"Old\"}', 200, NULL, NULL, NULL, 1, 1);"
+		"PRAGMA user_version=1;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	c = open_c();
+	put_terms(c, "http://h/a", "A", "terms of A");
+	put_terms(c, "http://h/b", "B", "terms of B");
+	put_terms(c, "http://h/c", "C", NULL);
+	assert_int_equal(pages_load(c, 0, 1 << 20, &p, &err), 0);
+	assert_int_equal(p.n, 4);
+	assert_true(p.full_texts);
+	assert_int_equal(p.rec[0].doc.terms_len, 10);
+	assert_memory_equal(p.rec[0].doc.terms, "terms of A", 10);
+	assert_memory_equal(p.rec[1].doc.terms, "terms of B", 10);
+	assert_null(p.rec[2].doc.terms);	/* none made */
+	assert_null(p.rec[3].doc.terms);	/* the old page */
+	assert_string_equal(p.rec[3].doc.title, "Old");
+	pages_drop_texts(&p);
+	assert_null(p.rec[0].doc.terms);
+	pages_release(&p);
+	/* not kept without the full texts */
+	assert_int_equal(pages_load(c, 0, 0, &p, &err), 0);
+	assert_null(p.rec[0].doc.terms);
+	pages_release(&p);
+	assert_int_equal(pages_load(c, 100, 1 << 20, &p, &err), 0);
+	assert_null(p.rec[0].doc.terms);
+	pages_release(&p);
+	corpus_free(c);
+	/* another writer changes a doc and not its terms */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"UPDATE url SET doc = replace(doc, '\"A\"', '\"A2\"')"
+		" WHERE url = 'http://h/a'", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	c = open_c();
+	assert_int_equal(pages_load(c, 0, 1 << 20, &p, &err), 0);
+	assert_string_equal(p.rec[0].doc.title, "A2");
+	assert_null(p.rec[0].doc.terms);
+	assert_memory_equal(p.rec[1].doc.terms, "terms of B", 10);
+	pages_release(&p);
+	/* a page stored again without terms: none */
+	put_terms(c, "http://h/b", "B", NULL);
+	assert_int_equal(pages_load(c, 0, 1 << 20, &p, &err), 0);
+	assert_null(p.rec[1].doc.terms);
+	pages_release(&p);
 	corpus_free(c);
 }
 
@@ -501,6 +606,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pages_full_texts, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_terms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),

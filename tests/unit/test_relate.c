@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "linkbot/relate.h"
+#include "linkbot/sha256.h"
 #include "../../src/relate/relate_int.h"
 
 /* Small integer entries: every dot product is exact in float, so the
@@ -318,6 +319,74 @@ static void test_shards_cross(void **state)
 	shards_equal(0);
 }
 
+/*
+ * Small problems (every target in one block) take topm.c's direct path;
+ * it keeps what the blocked path keeps, bit for bit: scores, targets and
+ * order, with bf16 (where the CPU has it) and without, same set and
+ * cross set with self, a row range, fewer targets than M, and a NaN.
+ */
+static void small_equal(size_t ns, size_t nt, size_t d, size_t m, int sym,
+			int nan, int range)
+{
+	float *s = int_vectors(ns, d, 31 + ns), *t;
+	long *self = NULL;
+	struct lb_candidates a, b;
+	struct lb_error err;
+	size_t i, rb = range ? ns / 3 : 0, re = range ? ns - 1 : 0;
+	int k;
+
+	for (i = 0; i < ns * d; i++)
+		s[i] *= 0.3377f;
+	rows_normalize(s, ns, d);
+	t = s;
+	if (!sym) {
+		t = int_vectors(nt, d, 41 + nt);
+		for (i = 0; i < nt * d; i++)
+			t[i] *= 0.291f;
+		rows_normalize(t, nt, d);
+		self = malloc(ns * sizeof(*self));
+		assert_non_null(self);
+		for (i = 0; i < ns; i++)
+			self[i] = i % 4 ? (long)(i * 5 % nt) : -1;
+	}
+	if (nan)
+		t[3 * d + 1] = NAN;
+	lb_error_init(&err);
+	for (k = 0; k < 2; k++) {
+		if (k == 1)
+			setenv("LINKBOT_NO_BF16", "1", 1);
+		assert_int_equal(relate_topm(s, ns, t, sym ? ns : nt, d, self,
+					     m, rb, re, 1, &a, &err), 0);
+		setenv("LINKBOT_NO_TOPM_SMALL", "1", 1);
+		assert_int_equal(relate_topm(s, ns, t, sym ? ns : nt, d, self,
+					     m, rb, re, 2, &b, &err), 0);
+		unsetenv("LINKBOT_NO_TOPM_SMALL");
+		unsetenv("LINKBOT_NO_BF16");
+		assert_int_equal(a.n_src, b.n_src);
+		assert_memory_equal(a.target, b.target, a.n_src * m * 4);
+		assert_memory_equal(a.score, b.score, a.n_src * m * 4);
+		lb_candidates_release(&a);
+		lb_candidates_release(&b);
+	}
+	if (!sym)
+		free(t);
+	free(s);
+	free(self);
+}
+
+static void test_topm_small(void **state)
+{
+	(void)state;
+	small_equal(100, 100, 20, 64, 1, 0, 0);	/* a night's site */
+	small_equal(100, 100, 20, 20, 1, 0, 0);	/* its smoothing */
+	small_equal(300, 300, 35, 9, 1, 0, 1);	/* 3 chunks of sgemm, a shard */
+	small_equal(700, 500, 16, 12, 0, 0, 1);	/* sources past a block */
+	small_equal(700, 500, 16, 12, 0, 0, 0);
+	small_equal(40, 30, 7, 64, 0, 0, 0);	/* fewer targets than M */
+	small_equal(100, 120, 20, 16, 0, 1, 1);	/* a NaN target */
+	small_equal(90, 90, 20, 16, 1, 1, 0);
+}
+
 static void test_topm_padding(void **state)
 {
 	float v[] = { 1, 0, 0, 1, 1, 1 };
@@ -482,6 +551,143 @@ static void test_text_threads(void **state)
 		}
 	for (i = 0; i < N; i++)
 		lb_doc_release(&docs[i]);
+}
+
+static void csr_equal(const struct csr *a, const struct csr *b, size_t n)
+{
+	assert_int_equal(a->n_cols, b->n_cols);
+	assert_memory_equal(a->ptr, b->ptr, (n + 1) * sizeof(size_t));
+	assert_memory_equal(a->col, b->col, a->ptr[n] * sizeof(uint32_t));
+	assert_memory_equal(a->val, b->val, a->ptr[n] * sizeof(float));
+}
+
+/*
+ * A page's terms made when it was stored (relate_terms_doc(), the crawl)
+ * give the very matrix its tokens give at build time: languages with and
+ * without a stemmer and stop list, ideographs, a field that is not
+ * UTF-8, fields missing, repeated words across fields, links; on one
+ * thread and several. Terms of another version or cut short are not
+ * used; valid terms are (another page's make another matrix); the plain
+ * baseline never uses them.
+ */
+static void test_text_terms(void **state)
+{
+	enum { N = 90 };
+	static const char *w[] = { "Running", "databases", "the", "Straße",
+				   "ﬁles", "東京", "of", "2024", "x", "Café",
+				   "über", "runs", "kitten", "a1b2", "DATA" };
+	static const char *langs[] = { "en", "de-DE", "xx", NULL, "fr" };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct relate_terms *t = relate_terms_new();
+	struct csr plain, with, made, other;
+	struct lb_error err;
+	uint64_t seed = 5;
+	size_t i, k;
+	char buf[600];
+	int nt;
+
+	(void)state;
+	assert_non_null(t);
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		lb_doc_init(&docs[i]);
+		buf[0] = '\0';
+		for (k = 0; k < 40; k++) {
+			strcat(buf, w[relate_rand(&seed) % 15]);
+			strcat(buf, k % 5 ? " " : ". ");
+		}
+		docs[i].text = strdup(i % 17 == 3 ? "bad \xff text" : buf);
+		docs[i].title = strdup(w[i % 15]);
+		if (i % 4)
+			docs[i].description = strdup(w[(i * 7) % 15]);
+		snprintf(buf, sizeof(buf), "/blog/%s-%zu/", w[(i * 3) % 15], i);
+		docs[i].url_path = strdup(buf);
+		if (langs[i % 5] != NULL)
+			docs[i].language = strdup(langs[i % 5]);
+		snprintf(buf, sizeof(buf), "https://t.test/%zu", i);
+		docs[i].url = strdup(buf);
+		snprintf(buf, sizeof(buf), "https://t.test/%zu", (i * 7 + 1) % N);
+		assert_int_equal(lb_doclinks_add(&docs[i].links, buf,
+						 w[(i + 1) % 15], &err), 0);
+		p[i] = &docs[i];
+	}
+	assert_int_equal(text_vectors(p, N, NULL, 0, 1, &plain, &err), 0);
+	for (i = 0; i < N; i++)
+		assert_int_equal(relate_terms_doc(t, &docs[i]), 0);
+	for (nt = 1; nt <= 2; nt++) {
+		assert_int_equal(text_vectors(p, N, NULL, 0, nt, &with, &err),
+				 0);
+		csr_equal(&plain, &with, N);
+		csr_release(&with);
+	}
+	/* the terms are what is read: a page given another's */
+	{
+		struct lb_doc keep = docs[7];
+
+		docs[7].terms = docs[8].terms;
+		docs[7].terms_len = docs[8].terms_len;
+		assert_int_equal(text_vectors(p, N, NULL, 0, 1, &other, &err),
+				 0);
+		assert_true(other.ptr[8] - other.ptr[7] !=
+				    plain.ptr[8] - plain.ptr[7] ||
+			    memcmp(other.col + other.ptr[7],
+				   plain.col + plain.ptr[7],
+				   (plain.ptr[8] - plain.ptr[7]) *
+					   sizeof(uint32_t)) != 0);
+		csr_release(&other);
+		docs[7].terms = keep.terms;
+		docs[7].terms_len = keep.terms_len;
+	}
+	/* another version, cut short, empty: tokenized as before */
+	docs[1].terms[0] ^= 0x40;
+	docs[2].terms_len -= 1;
+	docs[3].terms_len = 0;
+	assert_int_equal(text_vectors(p, N, NULL, 0, 1, &made, &err), 0);
+	csr_equal(&plain, &made, N);
+	csr_release(&made);
+	/* the baseline tokenizes its own way, terms or not */
+	assert_int_equal(text_vectors(p, N, NULL, 1, 1, &with, &err), 0);
+	for (i = 0; i < N; i++) {
+		free(docs[i].terms);
+		docs[i].terms = NULL;
+		docs[i].terms_len = 0;
+	}
+	assert_int_equal(text_vectors(p, N, NULL, 1, 1, &made, &err), 0);
+	csr_equal(&made, &with, N);
+	csr_release(&made);
+	csr_release(&with);
+	csr_release(&plain);
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+	relate_terms_free(t);
+}
+
+/*
+ * The terms of one fixed page, to the byte. When this fails, what the
+ * tokenizer makes of pages has changed: bump TERMS_VERSION in text.c, so
+ * that the terms stored by the old code are not used, then update the
+ * digest here.
+ */
+static void test_terms_version(void **state)
+{
+	struct relate_terms *t = relate_terms_new();
+	struct lb_doc d;
+	char hex[65];
+
+	(void)state;
+	lb_doc_init(&d);
+	d.title = strdup("The RUNNING ﬁles of 2024");
+	d.description = strdup("Databases, Straße and 東京; the runner runs.");
+	d.url_path = strdup("/blog/running-files/");
+	d.text = strdup("Runners run; the files of databases are running "
+			"files. Café über alles, kittens and kitten.");
+	d.language = strdup("en");
+	assert_int_equal(relate_terms_doc(t, &d), 0);
+	lb_sha256_hex(d.terms, d.terms_len, hex, 64);
+	assert_string_equal(hex, "770c1350007b94570b6608ea775c5682840f5153d4d5d18abcd48ffabe2b75bd");
+	lb_doc_release(&d);
+	relate_terms_free(t);
 }
 
 /* ---- docs ---- */
@@ -1440,12 +1646,15 @@ int main(void)
 		cmocka_unit_test(test_topm_symmetric),
 		cmocka_unit_test(test_shards_symmetric),
 		cmocka_unit_test(test_shards_cross),
+		cmocka_unit_test(test_topm_small),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_tokens_ascii),
 		cmocka_unit_test(test_text_threads),
+		cmocka_unit_test(test_text_terms),
+		cmocka_unit_test(test_terms_version),
 		cmocka_unit_test(test_text_weights),
 		cmocka_unit_test(test_candidates_topics),
 		cmocka_unit_test(test_candidates_languages),

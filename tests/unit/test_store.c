@@ -318,7 +318,65 @@ static void test_dir_kept(void **state)
 	assert_int_equal(store_flush(f->st, &err), 0);
 }
 
-/* mkdir -p: deep, there already, trailing slash, through a file (error). */
+/*
+ * How objects get their names (store_dir.c: an unnamed file linked under
+ * a new key, the temporary name and a rename for a key that exists):
+ * new and replaced objects hold exactly their bytes, one name each, mode
+ * 0644 (less the umask), nothing hidden left beside them, also when a
+ * killed run of the same pid left its temporary name of the key.
+ */
+static void test_dir_names(void **state)
+{
+	struct fixture *f = *state;
+	struct lb_error err;
+	char path[256], names[8][64], *data = NULL;
+	struct stat sb;
+	size_t len = 0;
+	mode_t um = umask(022);
+	int i;
+
+	umask(um);
+	lb_error_init(&err);
+	for (i = 0; i < 3; i++) {
+		const char *v = i == 0 ? "first" : i == 1 ? "second!" : "3";
+
+		assert_int_equal(store_put(f->st, "n/pages/x.json", v,
+					   strlen(v), &meta, &err), 0);
+		assert_int_equal(store_get(f->st, "n/pages/x.json", &data,
+					   &len, &err), 0);
+		assert_int_equal(len, strlen(v));
+		assert_memory_equal(data, v, len);
+		free(data);
+		snprintf(path, sizeof(path), "%s/n/pages/x.json", f->root);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_nlink, 1);
+		assert_int_equal(sb.st_mode & 0777, 0644 & ~um);
+		if (i == 1) {
+			/* a killed run with our pid left its temporary */
+			snprintf(path, sizeof(path),
+				 "%s/n/pages/.x.json.%ld.tmp", f->root,
+				 (long)getpid());
+			assert_int_equal(lb_file_write_atomic(path, "stale", 5,
+							      &err), 0);
+		}
+	}
+	assert_int_equal(store_put(f->st, "n/pages/y.json", "why", 3, &meta,
+				   &err), 0);
+	assert_int_equal(store_flush(f->st, &err), 0);
+	snprintf(path, sizeof(path), "%s/n/pages", f->root);
+	assert_int_equal(entries(path, names, 8), 2);	/* x.json, y.json */
+	assert_true(names[0][0] != '.' && names[1][0] != '.');
+}
+
+static int write_two(FILE *fp, void *arg, struct lb_error *err)
+{
+	(void)arg;
+	(void)err;
+	return fputs("ab", fp) < 0 ? -1 : 0;
+}
+
+/* mkdir -p: deep, there already, trailing slash, through a file (error);
+ * the atomic writers make the directories they miss. */
 static void test_mkdirs(void **state)
 {
 	struct fixture *f = *state;
@@ -346,6 +404,18 @@ static void test_mkdirs(void **state)
 	assert_int_equal(lb_mkdirs_parent(path, &err), 0);
 	snprintf(path, sizeof(path), "%s/m/u/v", f->root);
 	assert_int_equal(stat(path, &sb), 0);
+	/* the state writers make what is missing of their path */
+	snprintf(path, sizeof(path), "%s/w/x/y/state.tsv", f->root);
+	assert_int_equal(lb_file_write_atomic(path, "s", 1, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 1);
+	snprintf(path, sizeof(path), "%s/w/z/stream.tsv", f->root);
+	assert_int_equal(lb_file_write_stream(path, write_two, NULL, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 2);
+	snprintf(path, sizeof(path), "%s/m/file/s/t.tsv", f->root);
+	assert_int_equal(lb_file_write_atomic(path, "s", 1, &err), -1);
+	assert_int_equal(err.code, LB_EIO);
 }
 
 static void test_s3(void **state)
@@ -366,6 +436,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dir, setup_dir, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_kept, setup_dir,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dir_names, setup_dir,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mkdirs, setup_dir, teardown),
 		cmocka_unit_test_setup_teardown(test_s3, setup_s3, teardown),
