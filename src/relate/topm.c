@@ -92,10 +92,33 @@ static inline int worse(float sa, uint32_t ta, float sb, uint32_t tb)
 	return sa < sb || (sa == sb && ta > tb);
 }
 
+/* Puts (s, t) at the root of the heap of cnt entries (worst at the root)
+ * and sifts it down to its place. */
+static void heap_sift_down(float *hs, uint32_t *ht, size_t cnt, float s,
+			   uint32_t t)
+{
+	size_t i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= cnt)
+			break;
+		if (c + 1 < cnt && worse(hs[c + 1], ht[c + 1], hs[c], ht[c]))
+			c++;
+		if (!worse(hs[c], ht[c], s, t))
+			break;
+		hs[i] = hs[c];
+		ht[i] = ht[c];
+		i = c;
+	}
+	hs[i] = s;
+	ht[i] = t;
+}
+
 static void heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 		      float s, uint32_t t)
 {
-	size_t i, c;
+	size_t i;
 
 	if (*cnt < m) {
 		/* sift up */
@@ -115,22 +138,7 @@ static void heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 	}
 	if (!worse(hs[0], ht[0], s, t))
 		return;
-	/* replace root, sift down */
-	i = 0;
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= m)
-			break;
-		if (c + 1 < m && worse(hs[c + 1], ht[c + 1], hs[c], ht[c]))
-			c++;
-		if (!worse(hs[c], ht[c], s, t))
-			break;
-		hs[i] = hs[c];
-		ht[i] = ht[c];
-		i = c;
-	}
-	hs[i] = s;
-	ht[i] = t;
+	heap_sift_down(hs, ht, m, s, t);	/* replaces the root */
 }
 
 /* Threshold below which a score cannot enter the heap. */
@@ -1204,28 +1212,12 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 						  (uint32_t)j);
 			/* the root is the worst: popped last to first */
 			while (cnt > 0) {
-				size_t q = --cnt, p = 0, ch;
-				float sc = hs[cnt];
-				uint32_t t = ht[cnt];
+				size_t q = --cnt;
 
 				out->target[r * m + q] = ht[0];
 				out->score[r * m + q] = hs[0];
-				for (;;) {	/* the last sifted down from 0 */
-					ch = 2 * p + 1;
-					if (ch >= cnt)
-						break;
-					if (ch + 1 < cnt &&
-					    worse(hs[ch + 1], ht[ch + 1],
-						  hs[ch], ht[ch]))
-						ch++;
-					if (!worse(hs[ch], ht[ch], sc, t))
-						break;
-					hs[p] = hs[ch];
-					ht[p] = ht[ch];
-					p = ch;
-				}
-				hs[p] = sc;
-				ht[p] = t;
+				/* the last sifted down from the root */
+				heap_sift_down(hs, ht, cnt, hs[cnt], ht[cnt]);
 			}
 		}
 	}
