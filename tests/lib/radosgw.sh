@@ -31,12 +31,18 @@ _rgw_wait() { # what command...: 60 s by the clock (a probe may hang 5 s)
 }
 
 # A one-node Ceph start can miss (an OSD that does not register in time
-# was seen once in ~20 starts): one more try on fresh ports and a fresh
-# directory, with the OSD's log shown, before the test fails.
+# was seen once in ~20 starts; on a loaded machine, twice in a row: the
+# OSD's first command reached the monitor as "wrong fsid", then the next
+# cluster's OSD stayed down for 60 s): up to two more tries on fresh
+# ports and a fresh directory, with the OSD's and the monitor's logs
+# shown, before the test fails.
 radosgw_start() {
-	_radosgw_start_once "$@" && return 0
-	echo "radosgw.sh: the cluster did not start; trying once more" >&2
-	_radosgw_start_once "$@"
+	local try
+	for try in 1 2 3; do
+		_radosgw_start_once "$@" && return 0
+		[ "$try" -lt 3 ] && echo "radosgw.sh: the cluster did not start (try $try of 3); trying again" >&2
+	done
+	return 1
 }
 
 _radosgw_start_once() {
@@ -84,6 +90,8 @@ _radosgw_start_once() {
 	# (1) Operation not permitted" (the mon not yet taking the new OSD's
 	# command); a one-OSD test cluster needs no device class
 	osd class update on start = false
+	# nor its crush location: registered below, before the OSD starts
+	osd crush update on start = false
 	memstore device bytes = 1073741824
 	[client.rgw]
 	rgw frontends = beast endpoint=127.0.0.1:$rp
@@ -96,13 +104,20 @@ _radosgw_start_once() {
 	ceph-mon -c "$d/ceph.conf" -i a -f </dev/null >"$d/log/mon.out" 2>&1 &
 	RGW_PIDS="$!"
 	_rgw_wait monitor timeout 5 ceph -c "$d/ceph.conf" mon stat || { radosgw_stop; return 1; }
-	# the OSD registers itself on its first boot (no `osd new`)
+	# The OSD is registered and placed in the crush map by the ceph CLI,
+	# not by itself at its first boot: the OSD sent those commands before
+	# its monitor client had the cluster's fsid, some boots on a loaded
+	# machine ("handle_command on fsid 00000000-... != ...", "wrong fsid",
+	# "init unable to update_crush_location"), and never came up.
+	timeout 30 ceph -c "$d/ceph.conf" osd new "$uuid" 0 >/dev/null 2>&1 &&
+	timeout 30 ceph -c "$d/ceph.conf" osd crush add osd.0 1 root=default host=localhost \
+		>/dev/null 2>&1 || { echo "radosgw.sh: cannot register the OSD" >&2; radosgw_stop; return 1; }
 	timeout 30 ceph-osd -c "$d/ceph.conf" -i 0 --mkfs --osd-uuid "$uuid" \
 		</dev/null >"$d/log/osdmkfs.out" 2>&1 || { cat "$d/log/osdmkfs.out" >&2; radosgw_stop; return 1; }
 	ceph-osd -c "$d/ceph.conf" -i 0 -f </dev/null >"$d/log/osd.out" 2>&1 &
 	RGW_PIDS="$RGW_PIDS $!"
 	_rgw_wait OSD sh -c "timeout 5 ceph -c '$d/ceph.conf' osd stat | grep -q '1 up'" ||
-		{ tail -n 5 "$d/log/osd.out" "$d/log/ceph-osd.0.log" 3>&2 2>/dev/null >&3; radosgw_stop; return 1; }
+		{ tail -n 8 "$d/log/osd.out" "$d/log/osd.0.log" "$d/log/mon.a.log" 3>&2 2>/dev/null >&3; radosgw_stop; return 1; }
 	radosgw -c "$d/ceph.conf" -n client.rgw -f </dev/null >"$d/log/rgw.out" 2>&1 &
 	RGW_PIDS="$RGW_PIDS $!"
 	RGW_URL="http://127.0.0.1:$rp"
