@@ -11,6 +11,7 @@
 # lb_cleanup, which callers put in `trap lb_cleanup EXIT`.
 
 LB_NGINX_DIRS=()
+LB_OWN_DIRS=()	# made here (lb_origin_start): removed by lb_cleanup
 
 lb_free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -71,6 +72,7 @@ lb_nginx_stop() {
 lb_cleanup() {
 	local d
 	for d in "${LB_NGINX_DIRS[@]}"; do lb_nginx_stop "$d"; done
+	for d in "${LB_OWN_DIRS[@]}"; do rm -rf "$d"; done
 }
 
 # lb_site_copy SRC DST ORIGIN: copies a fixture site, replacing __ORIGIN__.
@@ -86,6 +88,7 @@ lb_site_copy() {
 lb_origin_start() {
 	local root=$1 port=$2 include=${3:-} dir
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/lb-origin.XXXXXX")
+	LB_OWN_DIRS+=("$dir")
 	lb_nginx_start "$dir" "
 	include /etc/nginx/mime.types;
 	server {
