@@ -4792,6 +4792,7 @@ static int solve_once(const struct lb_candidates *cand,
 	j = 0;
 	if (r == 3) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
+		st->routed = 1;
 		r = 0;
 	} else if (r == 2) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
