@@ -3542,6 +3542,11 @@ out:
  * L, no surplus to route to Y) in hub mode; otherwise, or past
  * NIGHT_ROUNDS rounds, or when a unit finds no path, the solve goes back
  * to cost scaling from yesterday's bonuses (the warm start before this).
+ * So does a routed flow that certify() rejects: a guard, one O(arcs)
+ * pass, never seen in the tests or the benchmark. Measured (issue 17d,
+ * bench/RESULTS.md): 0.32 of the cold CPU time at N = 100,000; the
+ * seven half-rounds of step 3 are most of it, each settling nearly the
+ * whole graph.
  */
 #define NIGHT_CAP 64
 #define NIGHT_ROUNDS 32
@@ -4764,6 +4769,14 @@ static int solve_once(const struct lb_candidates *cand,
 		if (r < 0) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
+		}
+		if (r == 0 && !certify(&S)) {
+			/* a guard, never seen: the router's invariants
+			 * broken would cost a cold-sized solve, not the
+			 * certificate */
+			log_warnx("assign: the night's router ended "
+				  "uncertified; cost scaling instead");
+			r = 1;
 		}
 		if (r > 0) {
 			log_debug("assign: the night's router gave up; cost "
