@@ -3550,6 +3550,7 @@ out:
  */
 #define NIGHT_CAP 64
 #define NIGHT_ROUNDS 32
+#define NIGHT_TAIL 2
 
 /* Expand u forward in step 2 (expand_fwd() with the hub collapsed). */
 static int expand_night(struct solver *S, uint32_t u, int64_t du)
@@ -3845,17 +3846,20 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	return (long)moved;
 }
 
-/* Step 3: 0 balanced, 1 gave up, -1 no memory. */
-static int night_rounds(struct solver *S)
+/*
+ * Step 3, units[] what the hubs hold: 0 balanced, 1 gave up, 2 the tail
+ * (a round moved at most NIGHT_TAIL units: single paths finish), -1 no
+ * memory.
+ */
+static int night_rounds(struct solver *S, size_t *units)
 {
 	uint32_t *stk = malloc((S->nn + 1) * sizeof(uint32_t));
 	uint32_t *svia = malloc((S->nn + 1) * sizeof(uint32_t));
 	uint32_t *cur = malloc((S->nn + 1) * sizeof(uint32_t));
-	size_t *units = calloc(S->ng + 1, sizeof(size_t));
 	size_t round, held = 0, g;
 	int rc = -1;
 
-	if (!stk || !svia || !cur || !units)
+	if (!stk || !svia || !cur)
 		goto out;
 	for (round = 0; round < NIGHT_ROUNDS; round++) {
 		long in = 0, out = 0;
@@ -3872,13 +3876,16 @@ static int night_rounds(struct solver *S)
 			held += units[g];
 		if (S->tot_def + S->tot_exc + held == 0 || in + out == 0)
 			break;
+		if (in + out <= NIGHT_TAIL) {
+			rc = 2;
+			goto out;
+		}
 	}
 	rc = S->tot_def + S->tot_exc + held > 0;
 out:
 	free(stk);
 	free(svia);
 	free(cur);
-	free(units);
 	return rc;
 }
 
@@ -3982,53 +3989,93 @@ static void night_uncollapse(struct solver *S)
 }
 
 /*
+ * Step 2 for the excess targets el[0 .. *ne) and the units the hubs hold
+ * (units[], step 3's): single paths, each dropped past cap settled
+ * nodes; el keeps the targets still in excess. 0 done, 1 a unit found
+ * no path, -1 no memory.
+ */
+static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
+		       size_t *units, size_t cap)
+{
+	size_t ie, n2 = 0, g;
+	int r = 1;
+
+	for (ie = 0; ie < *ne; ie++) {
+		while (exc_of(S, el[ie]) > 0 &&
+		       (r = augment_night(S, tnode(S, el[ie]), cap)) == 1)
+			;
+		if (r <= 0)
+			return r < 0 ? -1 : 1;
+		if (exc_of(S, el[ie]) > 0)
+			el[n2++] = el[ie];
+	}
+	*ne = n2;
+	for (g = 0; g < S->ng; g++) {
+		while (units[g] > 0 &&
+		       (r = augment_night(S, hnode(S, (uint32_t)g), cap)) == 1)
+			units[g]--;
+		if (r <= 0)
+			return r < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Step 2's collapse on; el[0 .. *ne) the excess targets. */
+static int night_collapse(struct solver *S, uint32_t *el, size_t *ne)
+{
+	size_t t;
+
+	S->collapse = 1;
+	if (night_alloc(S) < 0)
+		return -1;
+	ph_rebuild(S);
+	*ne = 0;
+	for (t = 0; t < S->nt; t++)
+		if (exc_of(S, (uint32_t)t))
+			el[(*ne)++] = (uint32_t)t;
+	return 0;
+}
+
+/*
  * Steps 2 and 3 after night_start(): 0 done (the flow optimal, S->p its
  * certificate), 1 gave up (cost scaling takes over), -1 no memory.
  */
 static int night_route(struct solver *S)
 {
 	uint32_t *el = NULL;
-	size_t ne = 0, ie, t, left = 0, paths;
-	int rc = -1, r = 0, rounds;
+	size_t *units = NULL;
+	size_t ne = 0, a0;
+	int rc = -1;
 
 	if (S->tot_exc != S->tot_def || !S->hub)
 		return 1;	/* surplus to Y, or dense: cost scaling */
 	el = malloc((S->nt + 1) * sizeof(uint32_t));
-	if (el == NULL)
-		return -1;
-	S->collapse = 1;
-	if (night_alloc(S) < 0)
+	units = calloc(S->ng + 1, sizeof(size_t));
+	if (el == NULL || units == NULL || night_collapse(S, el, &ne) < 0)
 		goto out;
-	ph_rebuild(S);
-	for (t = 0; t < S->nt; t++)
-		if (exc_of(S, (uint32_t)t))
-			el[ne++] = (uint32_t)t;
 	log_debug("assign: night: %zu units to route", S->tot_exc);
-	for (ie = 0; ie < ne; ie++) {
-		while (exc_of(S, el[ie]) > 0 &&
-		       (r = augment_night(S, tnode(S, el[ie]), NIGHT_CAP)) == 1)
-			;
-		if (r < 0)
-			goto out;
-		if (r == 0) {
-			rc = 1;	/* no path: cannot happen when balanced */
-			goto out;
-		}
-		left += exc_of(S, el[ie]);
-	}
-	paths = S->augmentations;
+	rc = night_paths(S, el, &ne, units, NIGHT_CAP);
 	log_debug("assign: night: %zu units by single paths (%zu nodes "
-		  "settled), %zu left for the rounds", paths,
-		  S->night_settled, left);
+		  "settled), %zu left for the rounds", S->augmentations,
+		  S->night_settled, S->tot_exc);
 	night_uncollapse(S);
-	rounds = left ? night_rounds(S) : 0;
-	rc = rounds;
+	if (rc == 0 && S->tot_exc > 0)
+		rc = night_rounds(S, units);
+	if (rc == 2) {
+		/* the tail: a unit a round, a round two whole searches */
+		a0 = S->augmentations;
+		rc = night_collapse(S, el, &ne) < 0 ? -1 :
+			night_paths(S, el, &ne, units, SIZE_MAX);
+		log_debug("assign: night: the tail, %zu units by single paths",
+			  S->augmentations - a0);
+	}
 	log_debug("assign: night: %zu paths in all, %zu nodes settled%s",
 		  S->augmentations, S->night_settled,
 		  rc == 0 ? "" : rc > 0 ? ", gave up" : ", out of memory");
 out:
 	night_uncollapse(S);
 	free(el);
+	free(units);
 	return rc;
 }
 
