@@ -153,6 +153,8 @@ struct lb_assign_stats {
 				 * and the solver's own threads */
 	size_t threads;		/* params.threads, resolved */
 	int warm;		/* started from the previous run's potentials */
+	int routed;		/* a night: yesterday's links kept and only the
+				 * change routed, no cost scaling (docs/assign.md) */
 	int short_why;		/* enum lb_assign_short */
 	size_t supply;		/* links the sources can give (sum of L_s) */
 	size_t demand;		/* links k asks for: sum of min(k, reach_t) */

@@ -140,6 +140,9 @@
 #define VIA_HUB_T (UINT32_MAX - 1)	/* hub <-> target */
 #define VIA_SRC_HUB (UINT32_MAX - 2)	/* source <-> hub */
 #define VIA_Y (UINT32_MAX - 3)		/* target <-> Y */
+#define VIA_HUB_TS (UINT32_MAX - 4)	/* hub -> t -> s: the night's two-hop
+					 * over s's weakest link */
+#define VIA_HUB_TY (UINT32_MAX - 5)	/* hub -> t -> Y, t at the top */
 
 struct heap_item {
 	int64_t key;
@@ -211,8 +214,14 @@ struct solver {
 	struct iheap hq;	/* the searches' queue */
 	/* hub mode: per group, sources (2g) and targets (2g+1) by potential */
 	struct pheap *ph;
-	uint32_t *hpos[5];
+	uint32_t *hpos[7];
 	struct walk *walks;
+	/* the night's router (night_route): targets' potentials are capped
+	 * at their hub's (tpot), and two more heaps per group: sources by
+	 * wmin(s) - p(s), deficit targets by potential */
+	int collapse;
+	int64_t *wmin;		/* per source: -cost of its weakest link */
+	size_t night_settled;	/* nodes the night's searches settled */
 
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
@@ -515,20 +524,56 @@ static inline int relax(struct solver *S, uint32_t u, int64_t du, uint32_t link,
  *   5g+2 [2] all targets,          key -p   (forward: hub -> t)
  *   5g+3 [3] sources with r > 0,   key -p   (forward: hub -> s)
  *   5ng  [4] targets with f_tY > 0, key -p  (forward: Y -> t)
+ * and, for the night's router only (S->collapse, night_route()):
+ *   5ng+1+2g [5] sources with a link, key wmin(s) - p(s) (hub -> t -> s)
+ *   5ng+2+2g [6] targets with a deficit, key -p (hub -> t, the terminal)
+ * Target keys use tpot(), the potential capped at the hub's (the night's
+ * notes); the cap keeps the order of the stored potentials.
  */
 #define NKIND(S) (5 * (S)->ng + 1)
+#define NKIND_ALL(S) (7 * (S)->ng + 1)
+#define KIND_W(S, g) ((uint32_t)(5 * (S)->ng + 1 + 2 * (g)))
+#define KIND_D(S, g) ((uint32_t)(5 * (S)->ng + 2 + 2 * (g)))
 
 static inline int ph_slot(const struct solver *S, uint32_t kind)
 {
-	return kind == 5 * S->ng ? 4 : (int)(kind % 5);
+	if (kind < 5 * S->ng)
+		return (int)(kind % 5);
+	if (kind == 5 * S->ng)
+		return 4;
+	return (kind - 5 * S->ng - 1) % 2 ? 6 : 5;
+}
+
+/* A target's potential. In the night's router, the potentials of the
+ * targets of a group are capped at their hub's: a search that settles
+ * the hub lowers every target above its new level to it at once. */
+static inline int64_t tpot(const struct solver *S, uint32_t v)
+{
+	int64_t pv = S->p[v];
+
+	if (S->collapse) {
+		int64_t ph = S->p[hnode(S, S->gt[v - S->ns])];
+
+		return pv < ph ? pv : ph;
+	}
+	return pv;
 }
 
 static inline int64_t ph_key(const struct solver *S, uint32_t kind,
 			     uint32_t node)
 {
-	int sl = ph_slot(S, kind);
-
-	return (sl <= 1) ? S->p[node] : -S->p[node];
+	switch (ph_slot(S, kind)) {
+	case 0:
+		return S->p[node];
+	case 1:
+		return tpot(S, node);
+	case 3:
+		return -S->p[node];
+	case 5:
+		return S->wmin[node] - S->p[node];
+	default:
+		return -tpot(S, node);
+	}
 }
 
 static void ph_swap(struct solver *S, struct pheap *h, int sl, size_t i,
@@ -615,12 +660,17 @@ static void ph_update(struct solver *S, uint32_t node)
 			return;
 		ph_set(S, 5 * g, node, S->r[node] < S->ls[node]);
 		ph_set(S, 5 * g + 3, node, S->r[node] > 0);
+		if (S->collapse)
+			ph_set(S, KIND_W(S, g), node,
+			       S->wmin[node] != INT64_MAX);
 	} else if (is_tgt(S, node)) {
 		uint32_t t = node - (uint32_t)S->ns, g = S->gt[t];
 
 		if (S->hub) {
 			ph_set(S, 5 * g + 1, node, S->q[t] > 0);
 			ph_set(S, 5 * g + 2, node, 1);
+			if (S->collapse)
+				ph_set(S, KIND_D(S, g), node, def_of(S, t) > 0);
 		}
 		ph_set(S, 5 * (uint32_t)S->ng, node, S->fy[t] > 0);
 	}
@@ -632,9 +682,9 @@ static void ph_rebuild(struct solver *S)
 
 	if (S->ph == NULL)
 		return;
-	for (v = 0; v < NKIND(S); v++)
+	for (v = 0; v < (S->collapse ? NKIND_ALL(S) : NKIND(S)); v++)
 		S->ph[v].n = 0;
-	for (sl = 0; sl < 5; sl++)
+	for (sl = 0; sl < (S->collapse ? 7u : 5u); sl++)
 		for (v = 0; v < S->ns + S->nt; v++)
 			S->hpos[sl][v] = NONE;
 	for (v = 0; v < S->ns + S->nt; v++)
@@ -673,8 +723,9 @@ static int walk_start(struct solver *S, uint32_t kind, uint32_t from,
 /* A walk's token came up: hand out the next node, re-queue the token. */
 static int walk_step(struct solver *S, uint32_t kind)
 {
-	static const uint32_t via_of[5] = { VIA_SRC_HUB, VIA_HUB_T, VIA_HUB_T,
-					    VIA_SRC_HUB, VIA_Y };
+	static const uint32_t via_of[7] = { VIA_SRC_HUB, VIA_HUB_T, VIA_HUB_T,
+					    VIA_SRC_HUB, VIA_Y, VIA_HUB_TS,
+					    VIA_HUB_T };
 	struct walk *w = &S->walks[kind];
 	const struct pheap *h = &S->ph[kind];
 	struct heap_item it;
@@ -746,8 +797,58 @@ static void used_rebuild(struct solver *S)
 
 /* ---- augmenting along one residual arc u -> v ---- */
 
+/* Source s's weakest link: its -cost (INT64_MAX without a link), *arc
+ * its index (arcs are sorted by cost, so the last used one). */
+static int64_t weakest_link(const struct solver *S, uint32_t s, uint32_t *arc)
+{
+	size_t i;
+
+	for (i = S->off[s + 1]; i > S->off[s]; i--)
+		if (S->fl[i - 1] & 1) {
+			*arc = (uint32_t)(i - 1);
+			return -(int64_t)S->cost[i - 1];
+		}
+	*arc = NONE;
+	return INT64_MAX;
+}
+
+/* The night's router: source s's links changed (and target node v's
+ * balance): its weakest link and the heaps that hold them. */
+static void night_touch(struct solver *S, uint32_t s, uint32_t v)
+{
+	uint32_t a;
+
+	S->wmin[s] = weakest_link(S, s, &a);
+	ph_update(S, s);
+	ph_update(S, v);
+}
+
 static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 {
+	if (via == VIA_HUB_TY) {
+		/* hub -> t -> Y through any target of the group (they all
+		 * have room to Y; the path's two arcs are tight for each) */
+		uint32_t tv = S->ph[5 * (u - hnode(S, 0)) + 2].a[0];
+
+		S->q[tv - S->ns]++;
+		in_add(S, tv - (uint32_t)S->ns, +1);
+		fy_add(S, tv - (uint32_t)S->ns, +1);
+		ph_update(S, tv);
+		return;
+	}
+	if (via == VIA_HUB_TS) {
+		/* hub -> t -> s: t takes a unit from the hub and gives s's
+		 * weakest link back */
+		uint32_t a, t;
+
+		weakest_link(S, v, &a);
+		t = S->tg[a];
+		S->q[t]++;
+		S->fl[a] ^= 1;
+		used_set(S, a, 0);
+		night_touch(S, v, tnode(S, t));
+		return;
+	}
 	if (via == VIA_Y) {
 		if (u == S->y) {
 			fy_add(S, v - (uint32_t)S->ns, -1);
@@ -783,6 +884,8 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 	S->fl[via] ^= 1;
 	in_add(S, S->tg[via], (S->fl[via] & 1) ? +1 : -1);
 	used_set(S, via, S->fl[via] & 1);
+	if (S->collapse)
+		night_touch(S, is_src(S, u) ? u : v, tnode(S, S->tg[via]));
 }
 
 /* ---- backward search: from deficit target t0 to an excess node ---- */
@@ -1066,13 +1169,14 @@ static void solver_free(struct solver *S)
 	free(S->p); free(S->dist); free(S->seen); free(S->done);
 	free(S->nxt); free(S->via); free(S->settled); free(S->hq.a);
 	if (S->ph != NULL)
-		for (size_t g = 0; g < NKIND(S); g++)
+		for (size_t g = 0; g < NKIND_ALL(S); g++)
 			free(S->ph[g].a);
 	if (S->walks != NULL)
-		for (size_t g = 0; g < NKIND(S); g++)
+		for (size_t g = 0; g < NKIND_ALL(S); g++)
 			free(S->walks[g].h.a);
-	for (size_t g = 0; g < 5; g++)
+	for (size_t g = 0; g < 7; g++)
 		free(S->hpos[g]);
+	free(S->wmin);
 	free(S->ph); free(S->walks); free(S->top);
 	memset(S, 0, sizeof(*S));
 }
@@ -1400,8 +1504,9 @@ static int alloc_nodes(struct solver *S)
 	{
 		size_t g, sl;
 
-		S->ph = calloc(NKIND(S), sizeof(*S->ph));
-		S->walks = calloc(NKIND(S), sizeof(*S->walks));
+		/* the night's kinds get their arrays when it runs */
+		S->ph = calloc(NKIND_ALL(S), sizeof(*S->ph));
+		S->walks = calloc(NKIND_ALL(S), sizeof(*S->walks));
 		if (!S->ph || !S->walks)
 			return -1;
 		for (sl = 0; sl < 5; sl++) {
@@ -3369,6 +3474,611 @@ out:
 	return rc;
 }
 
+/*
+ * ---- the night: yesterday's flow, only the change routed ----
+ *
+ * A night changes about 1 % of the pages and 2 % of the links (the
+ * primal change is local), while the optimal potentials of many pages
+ * move a little (docs/assign.md, "The warm target"). So a night starts
+ * from yesterday's links and bonuses (params.prev and params.warm, which
+ * the pipeline maps to today's pages) and moves only the units of flow
+ * the change disturbed, by shortest paths: every step keeps rc >= 0 on
+ * every residual arc, so the balanced flow at the end is optimal and
+ * its potentials are its certificate, with nothing rebuilt.
+ *
+ * 1. night_start(): yesterday's links become the flow that phase 0
+ *    (init_flow) keeps on ties, yesterday's random links per target the
+ *    hub flow it keeps; targets start at yesterday's bonus, a new page
+ *    at its group's top (nobody links it yet: the hub's level). Phase 0
+ *    gives every source its best L_s options under these bonuses, which
+ *    leaves the imbalance at the targets near the change (on the
+ *    benchmark's night 9,000 units at N = 100,000).
+ * 2. night_route(): from each excess target, one shortest path to the
+ *    nearest deficit (Dijkstra on reduced costs, the settled nodes'
+ *    potentials moved as in augment()), the plateau crossed as one node
+ *    (below). A search that settles more than NIGHT_CAP nodes is dropped
+ *    (nothing changed) and its unit left for step 3. On the benchmark
+ *    77 % of the units go here, 26 nodes settled each on average.
+ * 3. night_rounds(): the rest, about a quarter of the units, sit where
+ *    the potentials of the whole region moved (their searches settled
+ *    55,000 of 200,000 nodes each at N = 100,000, and more with every
+ *    path). They go through the hubs, which every unit can reach: one
+ *    Dijkstra backward from the hubs to every excess target, the
+ *    potentials moved by it (p += R - d, R the farthest excess), makes
+ *    every excess target's shortest path to a hub tight at once, and a
+ *    blocking flow of unit paths over tight arcs moves them all to the
+ *    hubs; then one Dijkstra forward from the hubs to every deficit and
+ *    a blocking flow from the hubs. A unit beyond its target's first
+ *    (a target with 2 units has one tight path) waits for the next
+ *    round: 2,073 -> 137 -> 10 -> 1 -> 0 units in 4 rounds at N =
+ *    100,000. Parking units at a hub is a pseudo-flow like any other:
+ *    optimality needs rc >= 0 and zero balances only at the end.
+ *
+ * The plateau as one node (step 2). A third to three quarters of the
+ * targets sit at the hub's level, at distance 0 from each other through
+ * the hub; a search that reached the hub settled all of them (and
+ * scanned their links) to move one unit, which made the primal repair of
+ * issue 17's third round 8-16x the cold time. Here, when a search
+ * settles hub h at distance d_h, with P = p(h):
+ *   - the targets behind it are not settled. A target t is at d_h + P -
+ *     p(t) through h, and what a settled t would relax is relaxed from h
+ *     directly, because the two arcs telescope: h -> t -> s costs P -
+ *     c(s,t) - p(s) whatever p(t), so each source is offered once, at its
+ *     weakest link (a heap of sources by wmin(s) - p(s), kind 5); the
+ *     deficit targets are offered in potential order (kind 6), and Y at
+ *     d_h + P - p(Y) (every target has room to Y without a max_in cap;
+ *     with one, the hub walks its targets one by one). A target popped
+ *     later at no less than its distance through h is skipped.
+ *   - the targets it did not settle get p += min(d, D) - D like the
+ *     settled ones: one at d_h + P - p(t) < D ends at P + d_h - D, the
+ *     hub's new level, one at D or beyond keeps p(t); that is p(t) :=
+ *     min(p(t), P'), for every target of the group at once. So a
+ *     target's potential is stored uncapped and read capped at its hub's
+ *     (tpot()), and the cap keeps the heaps' order. Step 2 searches only
+ *     forward (from excess), so the hubs' potentials only fall and the
+ *     cap stays valid; the caps are written back before step 3.
+ *
+ * Step 3 runs when the start is balanced at Y (tot_exc == tot_def: k =
+ * L, no surplus to route to Y) in hub mode; otherwise, or past
+ * NIGHT_ROUNDS rounds, or when a unit finds no path, the solve goes back
+ * to cost scaling from yesterday's bonuses (the warm start before this).
+ * So does a routed flow that certify() rejects: a guard, one O(arcs)
+ * pass, never seen in the tests or the benchmark. Measured (issue 17d,
+ * bench/RESULTS.md): 0.32 of the cold CPU time at N = 100,000; the
+ * seven half-rounds of step 3 are most of it, each settling nearly the
+ * whole graph.
+ */
+#define NIGHT_CAP 64
+#define NIGHT_ROUNDS 32
+#define NIGHT_TAIL 2
+
+/* Expand u forward in step 2 (expand_fwd() with the hub collapsed). */
+static int expand_night(struct solver *S, uint32_t u, int64_t du)
+{
+	const int64_t *p = S->p;
+	size_t i;
+
+	if (is_tgt(S, u)) {
+		uint32_t t = u - (uint32_t)S->ns;
+		int64_t pu = tpot(S, u);
+		size_t k;
+
+		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
+			uint32_t ri = S->ulist[k];
+			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
+
+			if (relax(S, s, du - S->cost[a] + pu - p[s], u, a) < 0)
+				return -1;
+		}
+		if (S->hub && S->q[t] > 0) {
+			uint32_t h = hnode(S, S->gt[t]);
+
+			if (relax(S, h, du + pu - p[h], u, VIA_HUB_T) < 0)
+				return -1;
+		}
+		if (fty(S, t) < fty_cap(S, t) &&
+		    relax(S, S->y, du + pu - p[S->y], u, VIA_Y) < 0)
+			return -1;
+	} else if (is_src(S, u)) {
+		for (i = S->off[u]; i < S->off[u + 1]; i++) {
+			uint32_t v;
+
+			if (S->fl[i] & 1)
+				continue;
+			v = tnode(S, S->tg[i]);
+			if (relax(S, v, du + S->cost[i] + p[u] - tpot(S, v), u,
+				  (uint32_t)i) < 0)
+				return -1;
+		}
+		if (hub_src(S, u) && S->r[u] < S->ls[u]) {
+			uint32_t h = hnode(S, S->gs[u]);
+
+			if (relax(S, h, du + S->cost_r + p[u] - p[h], u,
+				  VIA_SRC_HUB) < 0)
+				return -1;
+		}
+	} else if (is_hub(S, u)) {
+		uint32_t g = u - hnode(S, 0);
+		int64_t base = du + p[u];
+
+		if (walk_start(S, 5 * g + 3, u, base - S->cost_r) < 0)
+			return -1;
+		if (S->cap != CAP_INF)
+			return walk_start(S, 5 * g + 2, u, base);
+		if (walk_start(S, KIND_D(S, g), u, base) < 0 ||
+		    walk_start(S, KIND_W(S, g), u, base) < 0 ||
+		    relax(S, S->y, base - p[S->y], u, VIA_HUB_TY) < 0)
+			return -1;
+	} else {
+		if (walk_start(S, 5 * (uint32_t)S->ng, u, du + p[u]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Target node v, popped at distance dv: no nearer than through its
+ * settled hub (the hub relaxed what it would)? */
+static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
+{
+	uint32_t h;
+
+	if (!S->collapse || S->cap != CAP_INF)
+		return 0;
+	h = hnode(S, S->gt[v - S->ns]);
+	return S->done[h] == S->epoch &&
+	       S->dist[h] + S->p[h] - tpot(S, v) <= dv;
+}
+
+/*
+ * Step 2's search: one shortest path forward from excess node `from` to
+ * the nearest deficit, dropped once it settles more than cap nodes. 1
+ * augmented, 2 dropped (nothing changed), 0 no path, -1 no memory.
+ */
+static int augment_night(struct solver *S, uint32_t from, size_t cap)
+{
+	uint32_t end = NONE, u, v;
+	int64_t e = 0;
+	size_t i;
+
+	new_epoch(S);
+	S->seen[from] = S->epoch;
+	S->dist[from] = 0;
+	S->nxt[from] = NONE;
+	if (heap_push(S, 0, from) < 0)
+		return -1;
+	while (S->hq.n > 0) {
+		struct heap_item it = heap_pop(S);
+
+		u = it.node;
+		if (u >= S->nn) {
+			if (walk_step(S, u - (uint32_t)S->nn) < 0)
+				return -1;
+			continue;
+		}
+		if (S->done[u] == S->epoch || it.key > S->dist[u])
+			continue;
+		if (u != from && is_sink(S, u)) {
+			S->done[u] = S->epoch;
+			S->settled[S->n_settled++] = u;
+			end = u;
+			e = it.key;
+			break;
+		}
+		if (is_tgt(S, u) && night_covered(S, u, it.key))
+			continue;
+		S->done[u] = S->epoch;
+		S->settled[S->n_settled++] = u;
+		if (S->n_settled > cap) {
+			S->night_settled += S->n_settled;
+			return 2;
+		}
+		if (expand_night(S, u, it.key) < 0)
+			return -1;
+	}
+	S->night_settled += S->n_settled;
+	if (end == NONE)
+		return 0;
+	/* p += d - e on the settled nodes, hubs last: a target's new
+	 * potential is taken from its capped one */
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		if (is_tgt(S, v))
+			S->p[v] = tpot(S, v) + S->dist[v] - e;
+		else if (!is_hub(S, v))
+			S->p[v] += S->dist[v] - e;
+	}
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		if (is_hub(S, v))
+			S->p[v] += S->dist[v] - e;
+		else if (v < S->ns + S->nt)
+			ph_update(S, v);
+	}
+	u = end;
+	while (u != from) {
+		v = S->nxt[u];
+		apply_arc(S, v, u, S->via[u]);
+		u = v;
+	}
+	S->augmentations++;
+	return 1;
+}
+
+/*
+ * Step 3's blocking flow: unit paths over tight arcs from x (an excess
+ * target, or a hub holding *units) to a hub (toward_hub) or a deficit
+ * target, dead ends pruned for the round (seen[]), current-arc pointers
+ * in cur[]. units[g] counts what the hubs hold. Returns the units moved.
+ */
+static size_t round_block(struct solver *S, uint32_t x, int toward_hub,
+			  size_t *units, uint32_t *stk, uint32_t *svia,
+			  uint32_t *cur)
+{
+	size_t moved = 0, n, j;
+
+	for (;;) {
+		int found = 0;
+
+		if (toward_hub ? exc_of(S, x - (uint32_t)S->ns) == 0 :
+				 units[x - hnode(S, 0)] == 0)
+			break;
+		if (S->seen[x] == S->epoch)
+			break;
+		n = 1;
+		stk[0] = x;
+		S->done[x] = S->epoch;	/* done[] marks "on the stack" */
+		while (n > 0) {
+			uint32_t u = stk[n - 1], w = 0, via = 0;
+
+			if (n > 1 && (toward_hub ? is_hub(S, u) :
+				      is_tgt(S, u) &&
+				      def_of(S, u - (uint32_t)S->ns) > 0)) {
+				found = 1;
+				break;
+			}
+			while (cur[u] < arc_count(S, u)) {
+				if (tight_arc(S, u, cur[u], &w, &via) &&
+				    S->seen[w] != S->epoch &&
+				    S->done[w] != S->epoch)
+					break;
+				cur[u]++;
+			}
+			if (cur[u] < arc_count(S, u)) {
+				svia[n] = via;
+				stk[n++] = w;
+				S->done[w] = S->epoch;
+			} else {
+				S->seen[u] = S->epoch;	/* dead */
+				S->done[u] = 0;
+				n--;
+				if (n > 0)
+					cur[stk[n - 1]]++;
+			}
+		}
+		if (!found)
+			break;
+		for (j = 0; j + 1 < n; j++) {
+			apply_arc(S, stk[j], stk[j + 1], svia[j + 1]);
+			S->done[stk[j]] = 0;
+		}
+		S->done[stk[n - 1]] = 0;
+		if (toward_hub)
+			units[stk[n - 1] - hnode(S, 0)]++;
+		else
+			units[x - hnode(S, 0)]--;
+		S->augmentations++;
+		moved++;
+	}
+	return moved;
+}
+
+/*
+ * Half a round: a Dijkstra from every hub (backward toward the excess
+ * targets, or forward toward the deficits) until all of them are
+ * settled, p moved so that every shortest path to or from a hub is
+ * tight, then the blocking flows. -1 no memory, else the units moved.
+ */
+static long round_half(struct solver *S, int toward_hub, size_t *units,
+		       uint32_t *stk, uint32_t *svia, uint32_t *cur)
+{
+	size_t want = toward_hub ? S->tot_exc : S->tot_def, got = 0, i, g;
+	size_t moved = 0, settled;
+	int64_t R = 0;
+	uint32_t v;
+
+	new_epoch(S);
+	for (g = 0; g < S->ng; g++) {
+		v = hnode(S, (uint32_t)g);
+		if (!toward_hub && units[g] == 0)
+			continue;
+		S->seen[v] = S->epoch;
+		S->dist[v] = 0;
+		S->nxt[v] = NONE;
+		if (heap_push(S, 0, v) < 0)
+			return -1;
+	}
+	while (S->hq.n > 0 && got < want) {
+		struct heap_item it = heap_pop(S);
+
+		v = it.node;
+		if (v >= S->nn) {
+			if (walk_step(S, v - (uint32_t)S->nn) < 0)
+				return -1;
+			continue;
+		}
+		if (S->done[v] == S->epoch || it.key > S->dist[v])
+			continue;
+		S->done[v] = S->epoch;
+		S->settled[S->n_settled++] = v;
+		R = it.key;
+		if (is_tgt(S, v))
+			got += toward_hub ? exc_of(S, v - (uint32_t)S->ns) :
+					    def_of(S, v - (uint32_t)S->ns);
+		if ((toward_hub ? expand_back(S, v, it.key) :
+		     expand_fwd(S, v, it.key)) < 0)
+			return -1;
+	}
+	S->night_settled += S->n_settled;
+	settled = S->n_settled;
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		S->p[v] += toward_hub ? R - S->dist[v] : S->dist[v] - R;
+		if (v < S->ns + S->nt)
+			ph_update(S, v);
+	}
+	new_epoch(S);
+	memset(cur, 0, S->nn * sizeof(uint32_t));
+	if (toward_hub) {
+		size_t t;
+
+		for (t = 0; t < S->nt; t++)
+			if (exc_of(S, (uint32_t)t))
+				moved += round_block(S, tnode(S, (uint32_t)t), 1,
+						     units, stk, svia, cur);
+	} else {
+		for (g = 0; g < S->ng; g++)
+			moved += round_block(S, hnode(S, (uint32_t)g), 0, units,
+					     stk, svia, cur);
+	}
+	log_debug("assign: night round, %s the hubs: %zu nodes settled, %zu "
+		  "units moved; deficit %zu, excess %zu", toward_hub ? "to" :
+		  "from", settled, moved, S->tot_def, S->tot_exc);
+	return (long)moved;
+}
+
+/*
+ * Step 3, units[] what the hubs hold: 0 balanced, 1 gave up, 2 the tail
+ * (a round moved at most NIGHT_TAIL units: single paths finish), -1 no
+ * memory.
+ */
+static int night_rounds(struct solver *S, size_t *units)
+{
+	uint32_t *stk = malloc((S->nn + 1) * sizeof(uint32_t));
+	uint32_t *svia = malloc((S->nn + 1) * sizeof(uint32_t));
+	uint32_t *cur = malloc((S->nn + 1) * sizeof(uint32_t));
+	size_t round, held = 0, g;
+	int rc = -1;
+
+	if (!stk || !svia || !cur)
+		goto out;
+	for (round = 0; round < NIGHT_ROUNDS; round++) {
+		long in = 0, out = 0;
+
+		if (S->tot_exc > 0 &&
+		    (in = round_half(S, 1, units, stk, svia, cur)) < 0)
+			goto out;
+		for (g = 0, held = 0; g < S->ng; g++)
+			held += units[g];
+		if (held > 0 &&
+		    (out = round_half(S, 0, units, stk, svia, cur)) < 0)
+			goto out;
+		for (g = 0, held = 0; g < S->ng; g++)
+			held += units[g];
+		if (S->tot_def + S->tot_exc + held == 0 || in + out == 0)
+			break;
+		if (in + out <= NIGHT_TAIL) {
+			rc = 2;
+			goto out;
+		}
+	}
+	rc = S->tot_def + S->tot_exc + held > 0;
+out:
+	free(stk);
+	free(svia);
+	free(cur);
+	return rc;
+}
+
+/*
+ * Step 1: yesterday's links as the flow phase 0 keeps on ties, its
+ * random links per target as the hub's, its bonuses (a new page, NAN in
+ * fresh[], at its group's top) as the start.
+ */
+static int night_start(struct solver *S, const struct lb_assign_params *p,
+		       const int64_t *warm, const double *fresh)
+{
+	uint32_t *mark = NULL, *arc = NULL;
+	int64_t *top = NULL;
+	size_t s, t, i, j;
+	int rc = -1;
+
+	mark = malloc((S->nt + 1) * sizeof(uint32_t));
+	arc = malloc((S->nt + 1) * sizeof(uint32_t));
+	top = calloc(S->ng + 1, sizeof(int64_t));
+	if (mark == NULL || arc == NULL || top == NULL)
+		goto out;
+	for (t = 0; t < S->nt; t++)
+		mark[t] = NONE;
+	memset(S->q, 0, S->nt * sizeof(uint32_t));
+	for (s = 0; s < S->ns; s++) {
+		long self = self_of(p, s);
+
+		for (i = S->off[s]; i < S->off[s + 1]; i++) {
+			S->fl[i] &= (uint8_t)~1;
+			mark[S->tg[i]] = (uint32_t)s;
+			arc[S->tg[i]] = (uint32_t)i;
+		}
+		for (j = 0; j < p->prev_l; j++) {
+			t = p->prev[s * p->prev_l + j];
+			if (t >= S->nt)
+				continue;
+			if (mark[t] == s)
+				S->fl[arc[t]] |= 1;
+			else if (hub_src(S, (uint32_t)s) &&
+				 S->gt[t] == S->gs[s] && (long)t != self)
+				S->q[t]++;
+		}
+	}
+	for (t = 0; t < S->nt; t++)
+		if ((fresh == NULL || isfinite(fresh[t])) &&
+		    warm[t] > top[S->gt[t]])
+			top[S->gt[t]] = warm[t];
+	memset(S->p, 0, S->nn * sizeof(int64_t));
+	for (t = 0; t < S->nt; t++)
+		S->p[tnode(S, (uint32_t)t)] =
+			fresh != NULL && !isfinite(fresh[t]) ? top[S->gt[t]] :
+							       warm[t];
+	rc = init_flow(S, 0);
+out:
+	free(mark);
+	free(arc);
+	free(top);
+	return rc;
+}
+
+/* Step 2's own heaps (kinds 5 and 6) and the sources' weakest links. */
+static int night_alloc(struct solver *S)
+{
+	size_t g, s;
+
+	if (S->wmin == NULL) {
+		S->wmin = malloc((S->ns + 1) * sizeof(int64_t));
+		S->hpos[5] = malloc((S->ns + S->nt + 1) * sizeof(uint32_t));
+		S->hpos[6] = malloc((S->ns + S->nt + 1) * sizeof(uint32_t));
+		if (!S->wmin || !S->hpos[5] || !S->hpos[6])
+			return -1;
+		for (g = 0; g < S->ng; g++) {
+			size_t nsg = S->gsoff[g + 1] - S->gsoff[g] + 1;
+			size_t ntg = S->gtoff[g + 1] - S->gtoff[g] + 1;
+
+			S->ph[KIND_W(S, g)].a = malloc(nsg * sizeof(uint32_t));
+			S->ph[KIND_D(S, g)].a = malloc(ntg * sizeof(uint32_t));
+			if (!S->ph[KIND_W(S, g)].a || !S->ph[KIND_D(S, g)].a)
+				return -1;
+		}
+	}
+	for (s = 0; s < S->ns; s++) {
+		uint32_t a;
+
+		S->wmin[s] = weakest_link(S, (uint32_t)s, &a);
+	}
+	return 0;
+}
+
+/* The capped potentials written back; step 2's heaps dropped. */
+static void night_uncollapse(struct solver *S)
+{
+	size_t t;
+
+	if (!S->collapse)
+		return;
+	for (t = 0; t < S->nt; t++)
+		S->p[tnode(S, (uint32_t)t)] = tpot(S, tnode(S, (uint32_t)t));
+	S->collapse = 0;
+	ph_rebuild(S);
+}
+
+/*
+ * Step 2 for the excess targets el[0 .. *ne) and the units the hubs hold
+ * (units[], step 3's): single paths, each dropped past cap settled
+ * nodes; el keeps the targets still in excess. 0 done, 1 a unit found
+ * no path, -1 no memory.
+ */
+static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
+		       size_t *units, size_t cap)
+{
+	size_t ie, n2 = 0, g;
+	int r = 1;
+
+	for (ie = 0; ie < *ne; ie++) {
+		while (exc_of(S, el[ie]) > 0 &&
+		       (r = augment_night(S, tnode(S, el[ie]), cap)) == 1)
+			;
+		if (r <= 0)
+			return r < 0 ? -1 : 1;
+		if (exc_of(S, el[ie]) > 0)
+			el[n2++] = el[ie];
+	}
+	*ne = n2;
+	for (g = 0; g < S->ng; g++) {
+		while (units[g] > 0 &&
+		       (r = augment_night(S, hnode(S, (uint32_t)g), cap)) == 1)
+			units[g]--;
+		if (r <= 0)
+			return r < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Step 2's collapse on; el[0 .. *ne) the excess targets. */
+static int night_collapse(struct solver *S, uint32_t *el, size_t *ne)
+{
+	size_t t;
+
+	S->collapse = 1;
+	if (night_alloc(S) < 0)
+		return -1;
+	ph_rebuild(S);
+	*ne = 0;
+	for (t = 0; t < S->nt; t++)
+		if (exc_of(S, (uint32_t)t))
+			el[(*ne)++] = (uint32_t)t;
+	return 0;
+}
+
+/*
+ * Steps 2 and 3 after night_start(): 0 done (the flow optimal, S->p its
+ * certificate), 1 gave up (cost scaling takes over), -1 no memory.
+ */
+static int night_route(struct solver *S)
+{
+	uint32_t *el = NULL;
+	size_t *units = NULL;
+	size_t ne = 0, a0;
+	int rc = -1;
+
+	if (S->tot_exc != S->tot_def || !S->hub)
+		return 1;	/* surplus to Y, or dense: cost scaling */
+	el = malloc((S->nt + 1) * sizeof(uint32_t));
+	units = calloc(S->ng + 1, sizeof(size_t));
+	if (el == NULL || units == NULL || night_collapse(S, el, &ne) < 0)
+		goto out;
+	log_debug("assign: night: %zu units to route", S->tot_exc);
+	rc = night_paths(S, el, &ne, units, NIGHT_CAP);
+	log_debug("assign: night: %zu units by single paths (%zu nodes "
+		  "settled), %zu left for the rounds", S->augmentations,
+		  S->night_settled, S->tot_exc);
+	night_uncollapse(S);
+	if (rc == 0 && S->tot_exc > 0)
+		rc = night_rounds(S, units);
+	if (rc == 2) {
+		/* the tail: a unit a round, a round two whole searches */
+		a0 = S->augmentations;
+		rc = night_collapse(S, el, &ne) < 0 ? -1 :
+			night_paths(S, el, &ne, units, SIZE_MAX);
+		log_debug("assign: night: the tail, %zu units by single paths",
+			  S->augmentations - a0);
+	}
+	log_debug("assign: night: %zu paths in all, %zu nodes settled%s",
+		  S->augmentations, S->night_settled,
+		  rc == 0 ? "" : rc > 0 ? ", gave up" : ", out of memory");
+out:
+	night_uncollapse(S);
+	free(el);
+	free(units);
+	return rc;
+}
+
 /* Level j-1 -> j: surplus already sent to Y at zero reduced cost comes back. */
 static void raise_level(struct solver *S, uint32_t j)
 {
@@ -3998,7 +4708,7 @@ static size_t assign_threads(const struct lb_assign_params *p)
 static int solve_once(const struct lb_candidates *cand,
 		      const struct lb_assign_params *p, uint32_t cap,
 		      const uint8_t *xsrc, uint8_t *stuck, const int64_t *warm,
-		      int64_t *next,
+		      const double *fresh, int64_t *next,
 		      struct lb_assignment *out, struct lb_assign_stats *st,
 		      struct lb_error *err)
 {
@@ -4099,7 +4809,35 @@ static int solve_once(const struct lb_candidates *cand,
 		st->warm = 1;
 	}
 	t_cs = now_seconds();
-	r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
+	r = 1;
+	if (warm != NULL && p->prev != NULL) {
+		/* a night: yesterday's flow, only the change routed */
+		r = night_start(&S, p, warm, fresh) < 0 ? -1 : night_route(&S);
+		if (r < 0) {
+			lb_error_set(err, LB_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (r == 0 && !certify(&S)) {
+			/* a guard, never seen: the router's invariants
+			 * broken would cost a cold-sized solve, not the
+			 * certificate */
+			log_warnx("assign: the night's router ended "
+				  "uncertified; cost scaling instead");
+			r = 1;
+		}
+		if (r > 0) {
+			log_debug("assign: the night's router gave up; cost "
+				  "scaling from yesterday's bonuses");
+			memset(S.p, 0, S.nn * sizeof(int64_t));
+			for (t = 0; t < S.nt; t++)
+				S.p[tnode(&S, (uint32_t)t)] = warm[t];
+			S.augmentations = 0;
+		}
+	}
+	if (r != 0)
+		r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
+	else
+		r = 3;	/* routed: optimal as it is */
 	t_cs = now_seconds() - t_cs;
 	if (r == 1 && warm != NULL) {
 		/* a warm start that went astray costs a cold solve, no more */
@@ -4112,7 +4850,11 @@ static int solve_once(const struct lb_candidates *cand,
 		r = cost_scale(&S, CS_EPS0);
 	}
 	j = 0;
-	if (r == 2) {
+	if (r == 3) {
+		j = sizeof(shifts) / sizeof(shifts[0]);
+		st->routed = 1;
+		r = 0;
+	} else if (r == 2) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
 		adopt_flow(&S);
 		log_debug("assign: the last refine's flow kept: deficit %zu, "
@@ -4294,7 +5036,8 @@ static int solve(const struct lb_candidates *cand,
 
 		memset(st, 0, sizeof(*st));
 		rc = solve_once(cand, p, cap, nx ? xsrc : NULL, stuck,
-				is_warm || rounds > 0 ? warm : NULL, warm, out,
+				is_warm || rounds > 0 ? warm : NULL,
+				rounds == 0 ? p->warm : NULL, warm, out,
 				st, err);
 		help_cpu += st->cpu_seconds;
 		if (rc != 2)

@@ -552,7 +552,9 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		 "median %zu max %zu, %zu links lifted by the constraint on "
 		 "%zu pages, %zu random (%zu of them fillers scoring at or "
 		 "below random pairs, %.3f), %s, %s", job->client_id, job->id,
-		 st.seconds, st.warm ? "warm" : "cold", st.cpu_seconds,
+		 st.seconds,
+		 st.routed ? "warm, routed" : st.warm ? "warm" : "cold",
+		 st.cpu_seconds,
 		 st.threads, st.objective,
 		 st.min_in, st.median_in, st.max_in, st.lifted,
 		 st.lifted_pages, st.random_links + fst.fillers, fst.fillers,

@@ -1116,7 +1116,10 @@ static void night_make(struct inst *in, const struct lb_assignment *a,
  * bonuses, new pages at the top bonus): on random sites, hub and dense
  * mode, k = L and k < L, the warm solve ends at the cold solve's
  * objective, certified on the realised links, every page at k, and the
- * same for 1 and 2 threads, bit for bit.
+ * same for 1 and 2 threads, bit for bit. In hub mode with k = L the
+ * night is routed from yesterday's flow (stats.routed), with no cost
+ * scaling (with k < L only when the start is balanced at Y); in dense
+ * mode, never.
  */
 static void test_warm_night(void **state)
 {
@@ -1165,6 +1168,11 @@ static void test_warm_night(void **state)
 		if (!same_run(&a, &sa, &b, &sb))
 			fail_msg("night %zu: warm with threads 1 and 2 differs",
 				 it);
+		/* hub mode, k = L: the night's router, not cost scaling */
+		if ((n > 256 && in.p.min_in == L && !sa.routed) ||
+		    (n <= 256 && sa.routed))
+			fail_msg("night %zu (n %zu, L %zu, k %zu): routed %d",
+				 it, n, L, in.p.min_in, sa.routed);
 		lb_assignment_release(&a);
 		lb_assignment_release(&b);
 		lb_assignment_release(&c);
