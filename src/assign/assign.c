@@ -3231,6 +3231,72 @@ static int has_excess(const struct solver *S, uint32_t v)
  * every tight arc. *moved = the units augmented. 1 = flow moved, 0 = no
  * deficit reachable, 2 = none moved.
  */
+/* Which nodes end a path of tight_path(): a sink of the phase, a hub, or
+ * a target short of its k (the night's rounds). */
+enum path_end { END_SINK, END_HUB, END_DEFICIT };
+
+static int path_ends(const struct solver *S, uint32_t u, enum path_end e)
+{
+	switch (e) {
+	case END_SINK:
+		return is_sink(S, u);
+	case END_HUB:
+		return is_hub(S, u);
+	default:
+		return is_tgt(S, u) && def_of(S, u - (uint32_t)S->ns) > 0;
+	}
+}
+
+/*
+ * A blocking flow's step: one unit path over tight arcs from x to a node
+ * that ends it (e), by depth-first search with the current-arc pointers
+ * cur[], skipping nodes found dead this epoch (seen[]) and marking the
+ * dead ends it meets. The path is applied and its last node put in *end:
+ * 1; no path (x is then dead): 0.
+ */
+static int tight_path(struct solver *S, uint32_t x, enum path_end e,
+		      uint32_t *stk, uint32_t *svia, uint32_t *cur,
+		      uint32_t *end)
+{
+	size_t n = 1, j;
+
+	stk[0] = x;
+	S->done[x] = S->epoch;	/* done[] marks "on the stack" */
+	while (n > 0) {
+		uint32_t u = stk[n - 1], w = 0, via = 0;
+
+		if (n > 1 && path_ends(S, u, e))
+			break;
+		while (cur[u] < arc_count(S, u)) {
+			if (tight_arc(S, u, cur[u], &w, &via) &&
+			    S->seen[w] != S->epoch && S->done[w] != S->epoch)
+				break;
+			cur[u]++;
+		}
+		if (cur[u] < arc_count(S, u)) {
+			svia[n] = via;
+			stk[n++] = w;
+			S->done[w] = S->epoch;
+		} else {
+			S->seen[u] = S->epoch;	/* dead */
+			S->done[u] = 0;
+			n--;
+			if (n > 0)
+				cur[stk[n - 1]]++;
+		}
+	}
+	if (n == 0)
+		return 0;
+	for (j = 0; j + 1 < n; j++) {
+		apply_arc(S, stk[j], stk[j + 1], svia[j + 1]);
+		S->done[stk[j]] = 0;
+	}
+	S->done[stk[n - 1]] = 0;
+	S->augmentations++;
+	*end = stk[n - 1];
+	return 1;
+}
+
 static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 		    uint32_t *cur, uint32_t *srcs, size_t nsrc, size_t batch,
 		    size_t *moved_out)
@@ -3282,45 +3348,10 @@ static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 		uint32_t x = srcs[i];
 
 		while (has_excess(S, x) && S->seen[x] != S->epoch) {
-			size_t n = 1, j;
-			int found = 0;
+			uint32_t end;
 
-			stk[0] = x;
-			S->done[x] = S->epoch;	/* done[] marks "on the stack" */
-			while (n > 0) {
-				uint32_t u = stk[n - 1], w = 0, via = 0;
-
-				if (n > 1 && is_sink(S, u)) {
-					found = 1;
-					break;
-				}
-				while (cur[u] < arc_count(S, u)) {
-					if (tight_arc(S, u, cur[u], &w, &via) &&
-					    S->seen[w] != S->epoch &&
-					    S->done[w] != S->epoch)
-						break;
-					cur[u]++;
-				}
-				if (cur[u] < arc_count(S, u)) {
-					svia[n] = via;
-					stk[n++] = w;
-					S->done[w] = S->epoch;
-				} else {
-					S->seen[u] = S->epoch;	/* dead */
-					S->done[u] = 0;
-					n--;
-					if (n > 0)
-						cur[stk[n - 1]]++;
-				}
-			}
-			if (!found)
+			if (!tight_path(S, x, END_SINK, stk, svia, cur, &end))
 				break;
-			for (j = 0; j + 1 < n; j++) {
-				apply_arc(S, stk[j], stk[j + 1], svia[j + 1]);
-				S->done[stk[j]] = 0;
-			}
-			S->done[stk[n - 1]] = 0;
-			S->augmentations++;
 			moved++;
 		}
 	}
@@ -3714,59 +3745,22 @@ static size_t round_block(struct solver *S, uint32_t x, int toward_hub,
 			  size_t *units, uint32_t *stk, uint32_t *svia,
 			  uint32_t *cur)
 {
-	size_t moved = 0, n, j;
+	size_t moved = 0;
 
 	for (;;) {
-		int found = 0;
+		uint32_t end;
 
 		if (toward_hub ? exc_of(S, x - (uint32_t)S->ns) == 0 :
 				 units[x - hnode(S, 0)] == 0)
 			break;
-		if (S->seen[x] == S->epoch)
+		if (S->seen[x] == S->epoch ||
+		    !tight_path(S, x, toward_hub ? END_HUB : END_DEFICIT, stk,
+				svia, cur, &end))
 			break;
-		n = 1;
-		stk[0] = x;
-		S->done[x] = S->epoch;	/* done[] marks "on the stack" */
-		while (n > 0) {
-			uint32_t u = stk[n - 1], w = 0, via = 0;
-
-			if (n > 1 && (toward_hub ? is_hub(S, u) :
-				      is_tgt(S, u) &&
-				      def_of(S, u - (uint32_t)S->ns) > 0)) {
-				found = 1;
-				break;
-			}
-			while (cur[u] < arc_count(S, u)) {
-				if (tight_arc(S, u, cur[u], &w, &via) &&
-				    S->seen[w] != S->epoch &&
-				    S->done[w] != S->epoch)
-					break;
-				cur[u]++;
-			}
-			if (cur[u] < arc_count(S, u)) {
-				svia[n] = via;
-				stk[n++] = w;
-				S->done[w] = S->epoch;
-			} else {
-				S->seen[u] = S->epoch;	/* dead */
-				S->done[u] = 0;
-				n--;
-				if (n > 0)
-					cur[stk[n - 1]]++;
-			}
-		}
-		if (!found)
-			break;
-		for (j = 0; j + 1 < n; j++) {
-			apply_arc(S, stk[j], stk[j + 1], svia[j + 1]);
-			S->done[stk[j]] = 0;
-		}
-		S->done[stk[n - 1]] = 0;
 		if (toward_hub)
-			units[stk[n - 1] - hnode(S, 0)]++;
+			units[end - hnode(S, 0)]++;
 		else
 			units[x - hnode(S, 0)]--;
-		S->augmentations++;
 		moved++;
 	}
 	return moved;
