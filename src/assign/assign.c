@@ -3544,6 +3544,11 @@ out:
  *    round: 2,073 -> 137 -> 10 -> 1 -> 0 units in 4 rounds at N =
  *    100,000. Parking units at a hub is a pseudo-flow like any other:
  *    optimality needs rc >= 0 and zero balances only at the end.
+ *    At N = 1,000,000 the last 8 units went one a round, each round
+ *    two searches over the whole graph (the units share one bottleneck
+ *    arc), so a round that moves at most NIGHT_TAIL units ends step 3:
+ *    the rest (and the units parked at the hubs) go by single paths of
+ *    step 2 without a cap, one collapsed search each.
  *
  * The plateau as one node (step 2). A third to three quarters of the
  * targets sit at the hub's level, at distance 0 from each other through
