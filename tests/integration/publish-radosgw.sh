@@ -116,9 +116,9 @@ echo "== [$(($(date +%s) - t0)) s] kill -9 mid-publish: every reachable answer v
 probe() { curl -s "$RGW_URL/lbtest/k/demo/blog/manifest.json" | sha256sum; }
 kargs=(--store s3://lbtest/k --s3-endpoint "$PROXY")
 kcheck() { python3 tests/lib/check-store.py --s3 "$RGW_URL" --bucket lbtest --prefix k --folder demo/blog "$@"; }
-"$driver" "${kargs[@]}" --count 600 >/dev/null || fail "kill: first publish"
+"$driver" "${kargs[@]}" --count 300 >/dev/null || fail "kill: first publish"
 before=$(probe)
-LINKBOT_S3_CONCURRENCY=2 "$driver" "${kargs[@]}" --count 600 --gen 2 --change-every 1 >"$tmp/killed.out" 2>&1 &
+LINKBOT_S3_CONCURRENCY=2 "$driver" "${kargs[@]}" --count 300 --gen 2 --change-every 1 >"$tmp/killed.out" 2>&1 &
 DRIVER_PID=$!
 for _ in $(seq 1 400); do [ "$(probe)" != "$before" ] && break; sleep 0.025; done
 sleep 0.3
@@ -127,14 +127,14 @@ wait "$DRIVER_PID" 2>/dev/null
 DRIVER_PID=""
 # pending marks are expected; every object present must be valid (radosgw
 # stores a PUT whole or not at all, so no allowance for torn objects)
-res=$(kcheck --count 600) || fail "after the kill: $res"
+res=$(kcheck --count 300) || fail "after the kill: $res"
 echo "after the kill: $res"
 python3 -c 'import json,sys; r=json.loads(sys.argv[1])["revisions"]; sys.exit(0 if "0" in r and "2" in r else 1)' "$res" ||
 	fail "the kill did not land mid-publish: $res"
-"$driver" "${kargs[@]}" --count 600 >/dev/null || fail "kill: reverting run"
-res=$(kcheck --strict --count 600)
-[ "$res" = '{"pages": 600, "revisions": {"0": 600}}' ] || fail "kill: did not converge: $res"
-out=$("$driver" "${kargs[@]}" --count 600)
+"$driver" "${kargs[@]}" --count 300 >/dev/null || fail "kill: reverting run"
+res=$(kcheck --strict --count 300)
+[ "$res" = '{"pages": 300, "revisions": {"0": 300}}' ] || fail "kill: did not converge: $res"
+out=$("$driver" "${kargs[@]}" --count 300)
 [ "$(field uploaded <<<"$out")" = 0 ] || fail "kill: the run after uploads: $out"
 ok "kill -9 mid-publish: converged"
 
