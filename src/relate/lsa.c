@@ -334,8 +334,8 @@ out:
  * product is (1 - w) cos_a + w cos_b: the leading components, which both
  * views hold, count more than the seed-dependent tail, and two draws of
  * the tail average. bench/RESULTS.md, round 7, tuning half, mean over
- * five seeds: python 0.5406 -> 0.5536, postgresql 0.7423 -> 0.7475,
- * scipy 0.9835 -> 0.9847; two views of equal size gained about half of
+ * five seeds: python 0.5410 -> 0.5536, postgresql 0.7428 -> 0.7475,
+ * scipy 0.9834 -> 0.9847; two views of equal size gained about half of
  * that, one view with its leading half up-weighted gained on python only.
  * Pages without terms are zero in both views and stay zero.
  */
