@@ -2,8 +2,8 @@
 # relate benchmarks (make bench runs every bench/*.sh).
 #
 # Quality: precision@8 on labelled corpora built from real documentation
-# (bench/relate-corpus.py). Sixteen whole sites (issue 20: a tuning half
-# and four report halves, bench/RESULTS.md; a built site corpus is
+# (bench/relate-corpus.py). Twenty whole sites (issue 20: a tuning half
+# and five report halves, bench/RESULTS.md; a built site corpus is
 # reused: delete build/bench/site-*.tsv after an extractor change), ours
 # published (after the assignment, L = 8, every page >= 8 in) and
 # unconstrained, beside the peers a user
@@ -57,9 +57,10 @@ cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
-echo "== relate quality, sixteen sites: precision@8, ours published (k = 8) against the best peer's top 8"
+echo "== relate quality, twenty sites: precision@8, ours published (k = 8) against the best peer's top 8"
 for c in python postgresql scipy octave erlang linux gimp cmake astropy \
-	lilypond git pandas annex ikiwiki ada libreoffice; do
+	lilypond git pandas annex ikiwiki ada libreoffice \
+	ruststd rustbooks sklearn gnuplot; do
 	f="$out/site-$c.tsv"
 	[ -s "$f" ] || python3 bench/relate-corpus.py "site-$c" "$f" "$out/relate_html"
 	"$out/relate_quality" "$f" lsa >"$out/relate-site-$c.txt"

@@ -466,10 +466,11 @@ int relate_candidates(const struct lb_relate_input *in,
 			  n_docs, x.n_cols, x.ptr[n_docs], tm[1] - tm[0]);
 		/* x stays: the hybrid re-ranking scores the candidates
 		 * with it (rerank.c) */
-		if (lsa_project(&x, &d, opts->seed, nthreads, &vec, err) == -1)
+		if (lsa_views(&x, &d, opts->seed, nthreads, &vec, err) == -1)
 			goto out;
 		tm[2] = now_s();
-		log_debug("relate: LSA to %zu dimensions in %.2f s", d,
+		log_debug("relate: LSA to %zu dimensions (two views) in %.2f s",
+			  d,
 			  tm[2] - tm[1]);
 		if (opts->smooth > 0 ||
 		    (opts->smooth == 0 && n_docs <= SMOOTH_MAX))

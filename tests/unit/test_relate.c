@@ -1540,6 +1540,77 @@ static void test_rerank(void **state)
 	}
 }
 
+/* The LSA's two views (lsa.c): the join's cosine is the mix of the views'
+ * cosines, and lsa_views() is lsa_project() at k from the seed beside
+ * lsa_project() at k / 2 from the next seed. */
+static void test_lsa_views(void **state)
+{
+	/* rows: a0 = e0, a1 = 0.6 e0 + 0.8 e1, a2 = 0; b0 = e1, b1 = e1 */
+	const float a[] = { 1, 0, 0, 0.6f, 0.8f, 0, 0, 0, 0 };
+	const float b[] = { 0, 1, 0, 1, 0, 0 };
+	float o[3 * 5], *v, *p, *q;
+	double dot = 0, n0 = 0;
+	enum { N = 40, T = 30 };
+	size_t ptr[N + 1], i, j, k, kp, kq;
+	uint32_t col[N * 5];
+	float val[N * 5];
+	struct csr x = { .n_rows = N, .n_cols = T, .ptr = ptr, .col = col,
+			 .val = val };
+	struct lb_error err;
+	uint64_t st = 11;
+
+	(void)state;
+	lb_error_init(&err);
+	lsa_views_join(a, 3, b, 2, 3, 0.4, o);
+	for (j = 0; j < 5; j++) {
+		dot += (double)o[j] * o[5 + j];
+		n0 += (double)o[j] * o[j];
+	}
+	assert_true(fabs(n0 - 1) < 1e-6);		/* unit rows stay unit */
+	assert_true(fabs(dot - (0.6 * 0.6 + 0.4 * 1)) < 1e-6);
+	for (j = 0; j < 5; j++)
+		assert_true(o[10 + j] == 0);		/* no terms: zero */
+
+	/* 40 pages of 5 terms each out of 30, unit rows */
+	for (i = 0; i < N; i++) {
+		ptr[i] = 5 * i;
+		for (j = 0; j < 5; j++) {
+			col[5 * i + j] = (uint32_t)(6 * j + relate_rand(&st) % 6);
+			val[5 * i + j] = 1 / sqrtf(5);
+		}
+	}
+	ptr[N] = 5 * N;
+	k = 8;
+	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	assert_int_equal(k, 12);
+	kp = 8;
+	kq = 4;
+	assert_int_equal(lsa_project(&x, &kp, 3, 1, &p, &err), 0);
+	assert_int_equal(lsa_project(&x, &kq, 4, 1, &q, &err), 0);
+	assert_int_equal(kp + kq, 12);
+	for (i = 0; i < N; i++) {
+		double nn = 0;
+
+		for (j = 0; j < 8; j++)
+			assert_true(v[i * 12 + j] ==
+				    (float)sqrt(0.6) * p[i * 8 + j]);
+		for (j = 0; j < 4; j++)
+			assert_true(v[i * 12 + 8 + j] ==
+				    (float)sqrt(0.4) * q[i * 4 + j]);
+		for (j = 0; j < 12; j++)
+			nn += (double)v[i * 12 + j] * v[i * 12 + j];
+		assert_true(fabs(nn - 1) < 1e-5);
+	}
+	free(v);
+	free(p);
+	free(q);
+	/* one dimension asked: one view */
+	k = 1;
+	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	assert_int_equal(k, 1);
+	free(v);
+}
+
 static void test_extend(void **state)
 {
 	enum { N = 12, M = 4 };
@@ -1665,6 +1736,7 @@ int main(void)
 		cmocka_unit_test(test_text_source),
 		cmocka_unit_test(test_extend),
 		cmocka_unit_test(test_rerank),
+		cmocka_unit_test(test_lsa_views),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
