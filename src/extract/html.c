@@ -23,6 +23,7 @@
  * heading or a term ("credits", "comments": docs/extract.md).
  * If that leaves nothing, the whole <body> without hidden content.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2273,7 +2274,9 @@ out:
  * hold GPOOL_ARENA_MAX are their own malloc, linked into a list that
  * gumbo's frees unlink, so a page whose parse allocates and frees a lot
  * (a 10 MiB body) stays bounded as with malloc. Each block has a 16-byte
- * header saying which kind it is. Under AddressSanitizer the arena's
+ * header saying which kind it is. First chunks are kept for the next
+ * parse (GPOOL_CACHE of them, any thread): a 64 KiB malloc a page made
+ * glibc consolidate its free lists each time. Under AddressSanitizer the arena's
  * free space, headers and the 16 bytes after each block are poisoned and
  * a freed block is poisoned again: overflows and uses after free are
  * still seen.
@@ -2296,6 +2299,7 @@ out:
 #define GPOOL_CHUNK ((size_t)64 << 10)
 #define GPOOL_BIG ((size_t)8 << 10)
 #define GPOOL_ARENA_MAX ((size_t)64 << 20)
+#define GPOOL_CACHE 16		/* first chunks kept for the next parses */
 
 struct gblock {
 	struct gblock *prev;	/* NULL: cut from a chunk */
@@ -2340,16 +2344,27 @@ static void *gpool_malloc(struct gpool *p, size_t size)
 	return b + 1;
 }
 
+static pthread_mutex_t gcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gchunk *gcache[GPOOL_CACHE];	/* gcache_lock */
+static size_t n_gcache;				/* gcache_lock */
+
 /* A new chunk with room for need bytes; 0, or -1 past the budget. */
 static int gpool_grow(struct gpool *p, size_t need)
 {
 	size_t size = p->arena > GPOOL_CHUNK ? p->arena : GPOOL_CHUNK;
-	struct gchunk *c;
+	struct gchunk *c = NULL;
 
 	if (size < need)
 		size = need;
-	if (p->arena + size > GPOOL_ARENA_MAX ||
-	    (c = malloc(sizeof(*c) + size)) == NULL)
+	if (p->arena + size > GPOOL_ARENA_MAX)
+		return -1;
+	if (size == GPOOL_CHUNK) {
+		pthread_mutex_lock(&gcache_lock);
+		if (n_gcache > 0)
+			c = gcache[--n_gcache];
+		pthread_mutex_unlock(&gcache_lock);
+	}
+	if (c == NULL && (c = malloc(sizeof(*c) + size)) == NULL)
 		return -1;
 	c->next = p->chunks;
 	c->size = size;
@@ -2408,8 +2423,18 @@ static void gpool_release(struct gpool *p)
 		gpool_free(p, p->list.u.next + 1);
 	for (c = p->chunks; c != NULL; c = next) {
 		next = c->next;
-		ASAN_UNPOISON_MEMORY_REGION(c + 1, c->size);
-		free(c);
+		if (c->size == GPOOL_CHUNK) {
+			pthread_mutex_lock(&gcache_lock);
+			if (n_gcache < GPOOL_CACHE) {
+				gcache[n_gcache++] = c;
+				c = NULL;
+			}
+			pthread_mutex_unlock(&gcache_lock);
+		}
+		if (c != NULL) {
+			ASAN_UNPOISON_MEMORY_REGION(c + 1, c->size);
+			free(c);
+		}
 	}
 	gpool_init(p);
 }
