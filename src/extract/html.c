@@ -2276,10 +2276,10 @@ out:
  * (a 10 MiB body) stays bounded as with malloc. Each block has a 16-byte
  * header saying which kind it is. First chunks are kept for the next
  * parse (GPOOL_CACHE of them, any thread): a 64 KiB malloc a page made
- * glibc consolidate its free lists each time. Under AddressSanitizer the arena's
- * free space, headers and the 16 bytes after each block are poisoned and
- * a freed block is poisoned again: overflows and uses after free are
- * still seen.
+ * glibc consolidate its free lists each time. Under AddressSanitizer the
+ * arena's free space, the headers and the 16 bytes after each block are
+ * poisoned and a freed block is poisoned again: overflows and uses after
+ * free are still seen.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define GPOOL_ASAN 1
@@ -2299,7 +2299,7 @@ out:
 #define GPOOL_CHUNK ((size_t)64 << 10)
 #define GPOOL_BIG ((size_t)8 << 10)
 #define GPOOL_ARENA_MAX ((size_t)64 << 20)
-#define GPOOL_CACHE 16		/* first chunks kept for the next parses */
+#define GPOOL_CACHE 16	/* first chunks kept for the next parses */
 
 struct gblock {
 	struct gblock *prev;	/* NULL: cut from a chunk */

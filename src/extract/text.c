@@ -366,7 +366,8 @@ size_t x_word_count(const char *s)
 	unsigned cp;
 
 	while (i < n) {
-		if (p[i] < 0x80) {	/* ASCII: the same tests, without decoding */
+		/* ASCII: the same tests as below, without decoding */
+		if (p[i] < 0x80) {
 			cp = p[i++];
 			if (is_wordchar(cp)) {
 				if (!inword)

@@ -650,7 +650,8 @@ static char *doc_json_cjson(const struct lb_doc *doc, int with_text,
 		for (i = 0; i < LB_F__COUNT; i++)
 			if (doc->src[i] != LB_SRC_NONE)
 				cJSON_AddStringToObject(
-					src, lb_doc_field_name((enum lb_doc_field)i),
+					src,
+					lb_doc_field_name((enum lb_doc_field)i),
 					src_names[doc->src[i]]);
 	}
 	s = cJSON_PrintUnformatted(o);
@@ -696,19 +697,24 @@ static void test_doc_json_bytes(void **state)
 		LB_DOC_STR_FIELDS(SET_STR)
 #undef SET_STR
 		k = (size_t)rand_r(&seed) % 3;
-		doc.text = k == 0 ? NULL : rand_str(&seed, (size_t)rand_r(&seed) % 300);
+		doc.text = k == 0 ? NULL :
+			   rand_str(&seed, (size_t)rand_r(&seed) % 300);
 		for (i = (size_t)rand_r(&seed) % 4; i > 0; i--) {
-			char *v = rand_str(&seed, 1 + (size_t)rand_r(&seed) % 12);
+			char *v = rand_str(&seed,
+					   1 + (size_t)rand_r(&seed) % 12);
 
-			assert_int_equal(lb_strlist_add(&doc.author, v, NULL), 0);
-			assert_int_equal(lb_strlist_add(&doc.category, v, NULL), 0);
+			assert_int_equal(lb_strlist_add(&doc.author, v, NULL),
+					 0);
+			assert_int_equal(
+				lb_strlist_add(&doc.category, v, NULL), 0);
 			free(v);
 		}
 		for (i = (size_t)rand_r(&seed) % 4; i > 0; i--) {
 			u = rand_str(&seed, 1 + (size_t)rand_r(&seed) % 30);
-			an = rand_r(&seed) % 2 ? rand_str(&seed, (size_t)rand_r(&seed) % 20) :
-						 NULL;
-			assert_int_equal(lb_doclinks_add(&doc.links, u, an, NULL), 0);
+			k = (size_t)rand_r(&seed) % 20;
+			an = rand_r(&seed) % 2 ? rand_str(&seed, k) : NULL;
+			assert_int_equal(
+				lb_doclinks_add(&doc.links, u, an, NULL), 0);
 			free(u);
 			free(an);
 		}
