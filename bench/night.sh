@@ -18,7 +18,9 @@
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
 # NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
-# (and nginx's hosts.log in FILE.hosts).
+# (and nginx's hosts.log in FILE.hosts). NIGHT_PEER_BUILD=DIR runs the
+# same night again right after with DIR/linkbot (old and new binaries
+# back to back on one generated tree and origin; figures for each).
 # Runs back to back: leave ~6 minutes between them. This one deletes its
 # 200,000 files at the end, and ext4 without a journal (this machine's)
 # skips every inode freed in the last 60-360 s when it allocates one
@@ -46,7 +48,7 @@ trap 'origin_stop; rm -rf "$WORK"' EXIT
 run() {
 	local dir=$1
 	shift
-	python3 - "$dir/run.log" "$dir/cpu.log" "$LINKBOT" run -c "$dir/linkbot.yaml" --seed 7 "$@" <<'PY'
+	python3 - "$dir/run.log" "$dir/cpu.log" "$LB" run -c "$dir/linkbot.yaml" --seed 7 "$@" <<'PY'
 import os, resource, subprocess, sys, time
 hz = os.sysconf("SC_CLK_TCK")
 t, t0 = time.monotonic(), time.time()
@@ -98,25 +100,31 @@ print(f"{t / hz:.2f}")
 PY
 }
 
-config "$WORK/night" "$WORK/sites/clients.yaml"
-ncpu0=$(nginx_cpu)
-# the load average during the run, sampled every 2 s (its highest)
-( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
-loadpid=$!
-read wall cpu rss start < <(run "$WORK/night" --jobs "$JOBS")
-if [ -n "${NIGHT_LOG:-}" ]; then
-	cp "$WORK/night/run.log" "$NIGHT_LOG"
-	cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
-fi
-kill "$loadpid" 2>/dev/null || true
-wait "$loadpid" 2>/dev/null || true
-ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
-echo "   nginx (the origin): $ncpu CPU s; load average during the run:" \
-	"max $(sort -g "$WORK/load.log" | tail -1), last $(tail -1 "$WORK/load.log")"
-tail -1 "$WORK/night/run.log" | sed 's/^/   | /'
-grep -c "endpoint(s) done, 0 failed" "$WORK/night/run.log" >/dev/null ||
-	echo "   (some endpoints failed: see the log)"
-python3 - "$ORIGIN_WORK/logs/hosts.log" "$PAGES" "$PPM" "$wall" "$cpu" "$rss" "$SITES" "$start" "$WORK/night/cpu.log" <<'PY'
+# night LINKBOT NAME: the whole night with that binary in $WORK/NAME, and
+# its figures (nginx's log is emptied first: it opens it for appending)
+night() {
+	local LB=$1 name=$2 ncpu0 ncpu loadpid cpu rss start
+	: > "$ORIGIN_WORK/logs/hosts.log"
+	echo "== $name: $LB"
+	config "$WORK/$name" "$WORK/sites/clients.yaml"
+	ncpu0=$(nginx_cpu)
+	# the load average during the run, sampled every 2 s (its highest)
+	( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
+	loadpid=$!
+	read wall cpu rss start < <(run "$WORK/$name" --jobs "$JOBS")
+	if [ -n "${NIGHT_LOG:-}" ] && [ "$name" = night ]; then
+		cp "$WORK/$name/run.log" "$NIGHT_LOG"
+		cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
+	fi
+	kill "$loadpid" 2>/dev/null || true
+	wait "$loadpid" 2>/dev/null || true
+	ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
+	echo "   nginx (the origin): $ncpu CPU s; load average during the run:" \
+		"max $(sort -g "$WORK/load.log" | tail -1), last $(tail -1 "$WORK/load.log")"
+	tail -1 "$WORK/$name/run.log" | sed 's/^/   | /'
+	grep -c "endpoint(s) done, 0 failed" "$WORK/$name/run.log" >/dev/null ||
+		echo "   (some endpoints failed: see the log)"
+	python3 - "$ORIGIN_WORK/logs/hosts.log" "$PAGES" "$PPM" "$wall" "$cpu" "$rss" "$SITES" "$start" "$WORK/$name/cpu.log" <<'PY'
 import collections, sys
 log, pages, ppm, wall, cpu, rss, sites, start, cpulog = sys.argv[1:]
 pages, ppm, wall, cpu, rss, sites = int(pages), int(ppm), float(wall), float(cpu), float(rss), int(sites)
@@ -146,12 +154,25 @@ samples = [tuple(map(float, l.split())) for l in open(cpulog) if l.strip()]
 at_last = max((c for (t, c) in samples if t <= last), default=0.0)
 print(f"   tail after the last request: {start + wall - last:.1f} s; linkbot's "
       f"CPU until it {at_last:.1f} s, in the tail {cpu - at_last:.1f} s "
-      f"({(cpu - at_last) / max(len(starts), 1) * 1000:.1f} ms a site)")
+      f"({(cpu - at_last) / max(len(starts), 1) * 1000:.1f} ms a site); "
+      f"until it {at_last / max(sum(map(len, starts.values())), 1) * 1000:.3f} "
+      f"ms a request")
 if rates:
     print(f"   host rate: max {max(rates):.1f}/min over a host's crawl, "
           f"shortest 10 intervals {min(win) if win else 0:.3f} s each "
           f"(limit {60 / ppm:.3f} s)")
 PY
+}
+
+night "$LINKBOT" night
+main_wall=$wall
+# NIGHT_PEER_BUILD=DIR: the same night again at once with DIR/linkbot (an
+# older build, say), on the same generated sites and origin: old and new
+# back to back, the first run's files kept until the end (no mass delete
+# between them)
+if [ -n "${NIGHT_PEER_BUILD:-}" ]; then
+	night "$(cd "$NIGHT_PEER_BUILD" && pwd)/linkbot" peer
+fi
 
 # the peer: one client after another, on the first SEQ sites, scaled
 # (NIGHT_SEQ_SITES=0: no peer, for quick iterations)
@@ -167,7 +188,7 @@ print("\n  - id: ".join(parts[:n + 1]))
 PY
 config "$WORK/seq" "$WORK/seq.yaml"
 read swall scpu srss sstart < <(run "$WORK/seq" --jobs 1)
-python3 - "$swall" "$SEQ" "$SITES" "$wall" <<'PY'
+python3 - "$swall" "$SEQ" "$SITES" "$main_wall" <<'PY'
 import sys
 swall, seq, sites, wall = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 est = swall / seq * sites

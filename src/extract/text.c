@@ -366,6 +366,17 @@ size_t x_word_count(const char *s)
 	unsigned cp;
 
 	while (i < n) {
+		/* ASCII: the same tests as below, without decoding */
+		if (p[i] < 0x80) {
+			cp = p[i++];
+			if (is_wordchar(cp)) {
+				if (!inword)
+					words++, inword = 1;
+			} else if (cp != '\'' && cp != '-' && cp != '_') {
+				inword = 0;
+			}
+			continue;
+		}
 		cp = x_utf8_next(p + i, n - i, &l);
 		i += l;
 		if (is_cjk(cp)) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 
@@ -597,6 +598,145 @@ static void test_bad_state_dir(void **state)
 	corpus_free(NULL);
 }
 
+/*
+ * lb_doc_to_json() writes the JSON itself; the stored docs (and the hash
+ * of them that checks a page's stored terms) must keep the bytes that a
+ * cJSON tree printed unformatted gave. The reference below is the cJSON
+ * code it replaced.
+ */
+static char *doc_json_cjson(const struct lb_doc *doc, int with_text,
+			    int with_sources)
+{
+	static const char *const src_names[] = {
+		"none", "h1", "jsonld", "opengraph", "meta", "body", "url",
+		"derived",
+	};
+	cJSON *o = cJSON_CreateObject(), *a, *src;
+	char *s;
+	size_t i;
+
+#define REF_STR(name)                                                   \
+	if (doc->name != NULL)                                          \
+		cJSON_AddStringToObject(o, #name, doc->name);
+	LB_DOC_STR_FIELDS(REF_STR)
+#undef REF_STR
+#define REF_LIST(name)                                                  \
+	if (doc->name.n > 0) {                                          \
+		a = cJSON_AddArrayToObject(o, #name);                   \
+		for (i = 0; i < doc->name.n; i++)                       \
+			cJSON_AddItemToArray(                           \
+				a, cJSON_CreateString(doc->name.v[i])); \
+	}
+	LB_DOC_LIST_FIELDS(REF_LIST)
+#undef REF_LIST
+	if (with_text && doc->text != NULL)
+		cJSON_AddStringToObject(o, "text", doc->text);
+	if (with_text && doc->links.n > 0) {
+		a = cJSON_AddArrayToObject(o, "links");
+		for (i = 0; i < doc->links.n; i++) {
+			cJSON *l = cJSON_CreateObject();
+
+			cJSON_AddItemToArray(a, l);
+			cJSON_AddStringToObject(l, "url", doc->links.v[i].url);
+			if (doc->links.v[i].anchor != NULL)
+				cJSON_AddStringToObject(l, "anchor",
+							doc->links.v[i].anchor);
+		}
+	}
+	if (doc->noindex)
+		cJSON_AddTrueToObject(o, "noindex");
+	if (with_sources) {
+		src = cJSON_AddObjectToObject(o, "sources");
+		for (i = 0; i < LB_F__COUNT; i++)
+			if (doc->src[i] != LB_SRC_NONE)
+				cJSON_AddStringToObject(
+					src,
+					lb_doc_field_name((enum lb_doc_field)i),
+					src_names[doc->src[i]]);
+	}
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* a string of n random bytes 1..255, control characters, quotes and
+ * backslashes often */
+static char *rand_str(unsigned *seed, size_t n)
+{
+	static const char special[] = "\"\\/\b\f\n\r\t\x01\x1f\x7f";
+	char *s = malloc(n + 1);
+	size_t i;
+
+	assert_non_null(s);
+	for (i = 0; i < n; i++) {
+		unsigned r = (unsigned)rand_r(seed);
+		s[i] = r % 3 == 0 ? special[r / 3 % (sizeof(special) - 1)] :
+				    (char)(1 + r / 3 % 255);
+	}
+	s[n] = '\0';
+	return s;
+}
+
+static void test_doc_json_bytes(void **state)
+{
+	unsigned seed = 25;
+	int round, wt, ws;
+
+	(void)state;
+	for (round = 0; round < 300; round++) {
+		struct lb_doc doc;
+		size_t i, k;
+		char *u, *an;
+
+		lb_doc_init(&doc);
+		/* every field present, absent or empty, in turn */
+#define SET_STR(name)                                                   \
+		k = (size_t)rand_r(&seed) % 3;                          \
+		doc.name = k == 0 ? NULL : k == 1 ? strdup("") :        \
+			   rand_str(&seed, (size_t)rand_r(&seed) % 40);
+		LB_DOC_STR_FIELDS(SET_STR)
+#undef SET_STR
+		k = (size_t)rand_r(&seed) % 3;
+		doc.text = k == 0 ? NULL :
+			   rand_str(&seed, (size_t)rand_r(&seed) % 300);
+		for (i = (size_t)rand_r(&seed) % 4; i > 0; i--) {
+			char *v = rand_str(&seed,
+					   1 + (size_t)rand_r(&seed) % 12);
+
+			assert_int_equal(lb_strlist_add(&doc.author, v, NULL),
+					 0);
+			assert_int_equal(
+				lb_strlist_add(&doc.category, v, NULL), 0);
+			free(v);
+		}
+		for (i = (size_t)rand_r(&seed) % 4; i > 0; i--) {
+			u = rand_str(&seed, 1 + (size_t)rand_r(&seed) % 30);
+			k = (size_t)rand_r(&seed) % 20;
+			an = rand_r(&seed) % 2 ? rand_str(&seed, k) : NULL;
+			assert_int_equal(
+				lb_doclinks_add(&doc.links, u, an, NULL), 0);
+			free(u);
+			free(an);
+		}
+		doc.noindex = rand_r(&seed) % 2;
+		for (i = 0; i < LB_F__COUNT; i++)
+			doc.src[i] = (enum lb_source)(rand_r(&seed) %
+						      (LB_SRC_DERIVED + 1));
+		for (wt = 0; wt < 2; wt++)
+			for (ws = 0; ws < 2; ws++) {
+				char *got = lb_doc_to_json(&doc, wt, ws);
+				char *want = doc_json_cjson(&doc, wt, ws);
+
+				assert_non_null(got);
+				assert_non_null(want);
+				assert_string_equal(got, want);
+				free(got);
+				free(want);
+			}
+		lb_doc_release(&doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +753,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_through_store, setup,
 						teardown),
 		cmocka_unit_test(test_bad_state_dir),
+		cmocka_unit_test(test_doc_json_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
