@@ -3546,9 +3546,11 @@ out:
  *    optimality needs rc >= 0 and zero balances only at the end.
  *    At N = 1,000,000 the last 8 units went one a round, each round
  *    two searches over the whole graph (the units share one bottleneck
- *    arc), so a round that moves at most NIGHT_TAIL units ends step 3:
- *    the rest (and the units parked at the hubs) go by single paths of
- *    step 2 without a cap, one collapsed search each.
+ *    arc), so a round that moves at most NIGHT_TAIL units ends step 3,
+ *    and so does one that leaves at most NIGHT_TAIL (at N = 100,000 a
+ *    whole round moved the last unit): the rest (and the units parked
+ *    at the hubs) go by single paths of step 2 without a cap, one
+ *    collapsed search each, no dearer than a half-round.
  *
  * The plateau as one node (step 2). A third to three quarters of the
  * targets sit at the hub's level, at distance 0 from each other through
@@ -3847,8 +3849,9 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 
 /*
  * Step 3, units[] what the hubs hold: 0 balanced, 1 gave up, 2 the tail
- * (a round moved at most NIGHT_TAIL units: single paths finish), -1 no
- * memory.
+ * (a round moved at most NIGHT_TAIL units, or at most NIGHT_TAIL are
+ * left: single paths finish, no dearer than the round they replace), -1
+ * no memory.
  */
 static int night_rounds(struct solver *S, size_t *units)
 {
@@ -3875,7 +3878,8 @@ static int night_rounds(struct solver *S, size_t *units)
 			held += units[g];
 		if (S->tot_def + S->tot_exc + held == 0 || in + out == 0)
 			break;
-		if (in + out <= NIGHT_TAIL) {
+		if (in + out <= NIGHT_TAIL ||
+		    S->tot_def + S->tot_exc + held <= NIGHT_TAIL) {
 			rc = 2;
 			goto out;
 		}
