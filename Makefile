@@ -16,8 +16,8 @@
 
 BUILD    ?= build
 CC       ?= cc
-PKGS     := libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto \
-            gumbo openblas lapacke libutf8proc
+PKGS     := libcurl libxml-2.0 yaml-0.1 libcjson zlib libdeflate sqlite3 \
+            libcrypto gumbo openblas lapacke libutf8proc
 OPT      ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude
