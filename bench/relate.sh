@@ -38,7 +38,7 @@ mkdir -p "$out"
 ci/install-deps --bench >/dev/null
 make -s BUILD="$BUILD" "$BUILD/liblinkbot.a" >/dev/null
 
-PKGS="libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
+PKGS="libcurl libxml-2.0 yaml-0.1 libcjson zlib libdeflate sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
 objs="$BUILD/liblinkbot.a"
 # shellcheck disable=SC2046,SC2086
 cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \

@@ -72,11 +72,10 @@ int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
 	    struct lb_error *err);
 
 /*
- * The same for many objects: one deflate state (level 9: ~270 KB, zeroed
- * in part at each start) made once and reset between objects, so that a
- * publish of many small answers does not allocate and clear it for each.
- * lb_gzip_run() gives the bytes lb_gzip() gives. Not thread-safe: one
- * per thread.
+ * The same for many objects: one compressor (libdeflate, level 9: its
+ * tables made once) for all of them, so that a publish of many small
+ * answers does not allocate it for each. lb_gzip_run() gives the bytes
+ * lb_gzip() gives. Not thread-safe: one per thread.
  */
 struct lb_gzip;
 struct lb_gzip *lb_gzip_new(void);

@@ -122,6 +122,10 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 			space = 0;
 		}
 		starts[chars++] = o;
+		if (cp < 0x80) {	/* most text: the byte itself */
+			out[o++] = (char)cp;
+			continue;
+		}
 		k = lb_utf8_put(enc, cp);
 		memcpy(out + o, enc, k);
 		o += k;

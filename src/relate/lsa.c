@@ -84,11 +84,12 @@ static void *spmm_rows(void *arg)
 	size_t i, p, k;
 
 	for (i = j->r0; i < j->r1; i++) {
-		float *yi = j->y + i * j->l;
+		float *restrict yi = j->y + i * j->l;
 
 		memset(yi, 0, j->l * sizeof(*yi));
 		for (p = j->ptr[i]; p < j->ptr[i + 1]; p++) {
-			const float *o = j->b + (size_t)j->col[p] * j->l;
+			const float *restrict o =
+				j->b + (size_t)j->col[p] * j->l;
 			float v = j->val[p];
 
 			for (k = 0; k < j->l; k++)

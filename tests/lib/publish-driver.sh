@@ -11,7 +11,7 @@ src=tests/lib/publish-driver.c
 objs="$BUILD/liblinkbot.a"
 if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$objs" -nt "$out" ]; then
 	mkdir -p "$(dirname "$out")"
-	pkgs="libcurl libxml-2.0 yaml-0.1 libcjson zlib sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
+	pkgs="libcurl libxml-2.0 yaml-0.1 libcjson zlib libdeflate sqlite3 libcrypto gumbo openblas lapacke libutf8proc"
 	# shellcheck disable=SC2046,SC2086
 	cc -O2 -g -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 		-D_DEFAULT_SOURCE -Iinclude $(pkg-config --cflags $pkgs) \

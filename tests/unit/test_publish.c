@@ -97,6 +97,55 @@ static void test_gzip(void **state)
 	free(a);
 }
 
+/*
+ * An answer as the edge and a CDN read it: one gzip member whose trailer
+ * holds the CRC-32 and length of the JSON (zlib checks both), and no
+ * bigger than zlib's level 9 makes it (the store does not grow with the
+ * one-shot compressor).
+ */
+static void test_gzip_answer(void **state)
+{
+	char json[4096];
+	size_t len = 0, glen = 0, i;
+	char *gz = NULL;
+	unsigned char *t, zbuf[8192];
+	struct lb_error err;
+	z_stream zs;
+	uLong crc;
+
+	(void)state;
+	len += (size_t)snprintf(json + len, sizeof(json) - len,
+				"{\"message\":\"4 links: 4 related, 0 random.\","
+				"\"related_links\":[");
+	for (i = 0; i < 4; i++)
+		len += (size_t)snprintf(json + len, sizeof(json) - len,
+			"%s{\"url\":\"https://www.example.com/blog/post-%zu-"
+			"about-internal-links/\",\"title\":\"Post %zu: how "
+			"internal links help readers\",\"type\":\"related\"}",
+			i ? "," : "", i * 37 + 11, i);
+	len += (size_t)snprintf(json + len, sizeof(json) - len, "]}");
+	lb_error_init(&err);
+	assert_int_equal(lb_gzip(json, len, &gz, &glen, &err), 0);
+	assert_string_equal(gunzip(gz, glen), json);
+	t = (unsigned char *)gz + glen - 8;
+	crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)json, (uInt)len);
+	assert_int_equal(t[0] | t[1] << 8 | t[2] << 16 | (uLong)t[3] << 24,
+			 crc);
+	assert_int_equal(t[4] | t[5] << 8 | t[6] << 16 | (size_t)t[7] << 24,
+			 len);
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 16 + 15, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (Bytef *)json;
+	zs.avail_in = (uInt)len;
+	zs.next_out = zbuf;
+	zs.avail_out = sizeof(zbuf);
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_true(glen <= zs.total_out);
+	deflateEnd(&zs);
+	free(gz);
+}
+
 /* One deflate state for many objects gives lb_gzip()'s bytes for each. */
 static void test_gzip_reused(void **state)
 {
@@ -445,6 +494,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_gzip_answer),
 		cmocka_unit_test(test_gzip_reused),
 		cmocka_unit_test(test_read_lines),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
