@@ -1581,7 +1581,7 @@ static void test_lsa_views(void **state)
 	}
 	ptr[N] = 5 * N;
 	k = 8;
-	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	assert_int_equal(lsa_views(&x, &k, NULL, 3, 1, &v, &err), 0);
 	assert_int_equal(k, 12);
 	kp = 8;
 	kq = 4;
@@ -1606,7 +1606,7 @@ static void test_lsa_views(void **state)
 	free(q);
 	/* one dimension asked: one view */
 	k = 1;
-	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	assert_int_equal(lsa_views(&x, &k, NULL, 3, 1, &v, &err), 0);
 	assert_int_equal(k, 1);
 	free(v);
 }
