@@ -11,9 +11,10 @@
 # scikit-learn's standard TF-IDF, TruncatedSVD 128 and 256 on it, Xapian's
 # "more like this"), with the ratio to the best peer; then the older small
 # corpora beside the old plain TF-IDF baseline and random.
-# Speed: relate_topm() (the candidate step) on N synthetic pages, d = 384
-# (the product's two LSA views at N >= 16384: 256 + 128 dimensions,
-# docs/relate.md), M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
+# Speed: relate_topm() (the candidate step) on N synthetic pages, d = 256
+# (what the product's top-M searches from N >= 16384: the LSA's first
+# view; the two-view mix, 384 dimensions, re-scores the 2M candidates
+# after it, docs/relate.md), M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
 # docs/relate.md), beside one bare sgemm of the same product and FAISS IndexFlatIP
 # on the same vectors, same run. N defaults to the issue's 100000 (about
 # 2.5 minutes of 2-core compute a kernel, most of it FAISS and the bare
@@ -23,14 +24,14 @@
 #
 # Environment: BUILD (default build), RELATE_BENCH_N, RELATE_BENCH_REPEAT
 # (speed runs, best taken; default 1 at N >= 50000, else 3),
-# RELATE_BENCH_D (speed: dimensions, default 384; 256 = one view, the
-# figures before issue 20's round 7), RELATE_BENCH_QUALITY_ONLY=1 (stop
+# RELATE_BENCH_D (speed: dimensions, default 256; 384 = both views, what
+# round 7 searched), RELATE_BENCH_QUALITY_ONLY=1 (stop
 # after the quality part), RELATE_BENCH_SPEED_ONLY=1 (skip it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 N=${RELATE_BENCH_N:-100000}
-D=${RELATE_BENCH_D:-384}
+D=${RELATE_BENCH_D:-256}
 if [ "$N" -ge 50000 ]; then
 	REPEAT=${RELATE_BENCH_REPEAT:-1}
 else

@@ -388,17 +388,26 @@ out:
  * best M (bench/RESULTS.md, round 8), and the search, the step whose
  * cost grows as N^2 d, stays at the first view's d.
  */
-static void dense_rescore(struct lb_candidates *c, const float *vec,
-			  size_t d, const size_t *srow, size_t rb)
-{
-	size_t i, j, k;
+struct rescore_work {
+	struct lb_candidates *c;
+	const float *vec;
+	size_t d, r0, r1;
+	const size_t *srow;
+	size_t rb;
+};
 
-	for (i = 0; i < c->n_src; i++) {
-		const float *a = vec + srow[rb + i] * d;
+static void *rescore_rows(void *arg)
+{
+	struct rescore_work *w = arg;
+	struct lb_candidates *c = w->c;
+	size_t i, j, k, d = w->d;
+
+	for (i = w->r0; i < w->r1; i++) {
+		const float *a = w->vec + w->srow[w->rb + i] * d;
 
 		for (j = 0; j < c->m; j++) {
 			uint32_t t = c->target[i * c->m + j];
-			const float *b = vec + (size_t)t * d;
+			const float *b = w->vec + (size_t)t * d;
 			double s = 0;
 
 			if (t == LB_NO_TARGET)
@@ -408,6 +417,27 @@ static void dense_rescore(struct lb_candidates *c, const float *vec,
 			c->score[i * c->m + j] = (float)s;
 		}
 	}
+	return NULL;
+}
+
+static void dense_rescore(struct lb_candidates *c, const float *vec,
+			  size_t d, const size_t *srow, size_t rb,
+			  int threads)
+{
+	struct rescore_work w[RELATE_MAX_THREADS];
+	size_t nt = threads > 0 ? (size_t)threads : 1, t;
+
+	if (nt > RELATE_MAX_THREADS)
+		nt = RELATE_MAX_THREADS;
+	if (nt > c->n_src / 256 + 1)
+		nt = c->n_src / 256 + 1;	/* small sites: one thread */
+	for (t = 0; t < nt; t++)
+		w[t] = (struct rescore_work){
+			.c = c, .vec = vec, .d = d, .srow = srow, .rb = rb,
+			.r0 = c->n_src * t / nt,
+			.r1 = c->n_src * (t + 1) / nt,
+		};
+	relate_run_threads(nt, rescore_rows, w, sizeof(*w));
 }
 
 int relate_candidates(const struct lb_relate_input *in,
@@ -615,7 +645,7 @@ int relate_candidates(const struct lb_relate_input *in,
 		  "%.2f s", m, re - rb, ds, d, now_s() - tm[3]);
 	if (ds < d) {
 		tm[3] = now_s();
-		dense_rescore(out, vec, d, srow, rb);
+		dense_rescore(out, vec, d, srow, rb, nthreads);
 		log_debug("relate: two-view scores of %zu rows in %.2f s",
 			  re - rb, now_s() - tm[3]);
 	}
