@@ -132,18 +132,28 @@ speed() { # tag, then the env command prefix
 		"$@" "$out/relate_faiss" "$N" "$D" 64 >"$out/relate-faiss-$tag-$i.txt"
 	done
 	cat "$out/relate-speed-$tag-1.txt" "$out/relate-faiss-$tag-1.txt"
-	local same cross bare fsame fcross core
+	local same cross bare fsame fcross core csame ccross cbare cfsame cfcross
 	same=$(val "$out/relate-speed-$tag-*.txt" same_set_s)
 	cross=$(val "$out/relate-speed-$tag-*.txt" cross_set_s)
 	bare=$(val "$out/relate-speed-$tag-*.txt" bare_sgemm_s)
 	fsame=$(val "$out/relate-faiss-$tag-*.txt" same_set_s)
 	fcross=$(val "$out/relate-faiss-$tag-*.txt" cross_set_s)
+	# CPU seconds (user + sys, all threads): steadier than wall time on
+	# a shared machine
+	csame=$(val "$out/relate-speed-$tag-*.txt" same_set_cpu_s)
+	ccross=$(val "$out/relate-speed-$tag-*.txt" cross_set_cpu_s)
+	cbare=$(val "$out/relate-speed-$tag-*.txt" bare_sgemm_cpu_s)
+	cfsame=$(val "$out/relate-faiss-$tag-*.txt" same_set_cpu_s)
+	cfcross=$(val "$out/relate-faiss-$tag-*.txt" cross_set_cpu_s)
 	core=$(sed -n 's/.*openblas=\([^ ]*\).*/\1/p' "$out/relate-speed-$tag-1.txt")
 	awk -v s="$same" -v c="$cross" -v b="$bare" -v fs="$fsame" -v fc="$fcross" \
-		-v n="$N" -v d="$D" -v k="$core" 'BEGIN {
-		printf "relate speed N=%d d=%d openblas=%s: bare sgemm %.3f s\n", n, d, k, b
+		-v cs="$csame" -v cc="$ccross" -v cb="$cbare" -v cfs="$cfsame" \
+		-v cfc="$cfcross" -v n="$N" -v d="$D" -v k="$core" 'BEGIN {
+		printf "relate speed N=%d d=%d openblas=%s: bare sgemm %.3f s (CPU %.3f s)\n", n, d, k, b, cb
 		printf "relate speed same-set:  ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", s, s / b, fs, fs / s
 		printf "relate speed cross-set: ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", c, c / b, fc, fc / c
+		printf "relate speed CPU same-set:  ours %.3f s = %.2fx bare sgemm; FAISS %.3f s = %.2fx ours\n", cs, cs / cb, cfs, cfs / cs
+		printf "relate speed CPU cross-set: ours %.3f s = %.2fx bare sgemm; FAISS %.3f s = %.2fx ours\n", cc, cc / cb, cfc, cfc / cc
 	}'
 }
 speed exported env
