@@ -11,8 +11,10 @@
 # scikit-learn's standard TF-IDF, TruncatedSVD 128 and 256 on it, Xapian's
 # "more like this"), with the ratio to the best peer; then the older small
 # corpora beside the old plain TF-IDF baseline and random.
-# Speed: relate_topm() (the candidate step) on N synthetic pages, d = 256,
-# M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
+# Speed: relate_topm() (the candidate step) on N synthetic pages, d = 256
+# (what the product's top-M searches from N >= 16384: the LSA's first
+# view; the two-view mix, 384 dimensions, re-scores the 2M candidates
+# after it, docs/relate.md), M = 64 (the hybrid re-ranking asks for 2 x 32 candidates a page,
 # docs/relate.md), beside one bare sgemm of the same product and FAISS IndexFlatIP
 # on the same vectors, same run. N defaults to the issue's 100000 (about
 # 2.5 minutes of 2-core compute a kernel, most of it FAISS and the bare
@@ -22,11 +24,14 @@
 #
 # Environment: BUILD (default build), RELATE_BENCH_N, RELATE_BENCH_REPEAT
 # (speed runs, best taken; default 1 at N >= 50000, else 3),
-# RELATE_BENCH_QUALITY_ONLY=1 (stop after the quality part).
+# RELATE_BENCH_D (speed: dimensions, default 256; 384 = both views, what
+# round 7 searched), RELATE_BENCH_QUALITY_ONLY=1 (stop
+# after the quality part), RELATE_BENCH_SPEED_ONLY=1 (skip it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 N=${RELATE_BENCH_N:-100000}
+D=${RELATE_BENCH_D:-256}
 if [ "$N" -ge 50000 ]; then
 	REPEAT=${RELATE_BENCH_REPEAT:-1}
 else
@@ -57,6 +62,7 @@ cc -O2 -g -Iinclude -Ibench $(pkg-config --cflags $PKGS) \
 g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
+if [ "${RELATE_BENCH_SPEED_ONLY:-}" != 1 ]; then
 echo "== relate quality, twenty sites: precision@8, ours published (k = 8) against the best peer's top 8"
 for c in python postgresql scipy octave erlang linux gimp cmake astropy \
 	lilypond git pandas annex ikiwiki ada libreoffice \
@@ -106,6 +112,7 @@ for c in demo debian apache django apache-fr debian-boiler25; do
 		"$out/relate-quality-$c.txt"
 done
 
+fi
 [ "${RELATE_BENCH_QUALITY_ONLY:-}" = 1 ] && exit 0
 
 # Speed, once per OpenBLAS kernel: the one these shells export
@@ -117,26 +124,36 @@ val() { # file-glob key
 }
 speed() { # tag, then the env command prefix
 	local tag=$1; shift
-	echo "== relate speed ($tag): N=$N d=256 M=64, best of $REPEAT"
+	echo "== relate speed ($tag): N=$N d=$D M=64, best of $REPEAT"
 	# (an earlier run's files would take part in the best-of)
 	rm -f "$out/relate-speed-$tag-"*.txt "$out/relate-faiss-$tag-"*.txt
 	for i in $(seq "$REPEAT"); do
-		"$@" "$out/relate_speed" "$N" 256 64 >"$out/relate-speed-$tag-$i.txt"
-		"$@" "$out/relate_faiss" "$N" 256 64 >"$out/relate-faiss-$tag-$i.txt"
+		"$@" "$out/relate_speed" "$N" "$D" 64 >"$out/relate-speed-$tag-$i.txt"
+		"$@" "$out/relate_faiss" "$N" "$D" 64 >"$out/relate-faiss-$tag-$i.txt"
 	done
 	cat "$out/relate-speed-$tag-1.txt" "$out/relate-faiss-$tag-1.txt"
-	local same cross bare fsame fcross core
+	local same cross bare fsame fcross core csame ccross cbare cfsame cfcross
 	same=$(val "$out/relate-speed-$tag-*.txt" same_set_s)
 	cross=$(val "$out/relate-speed-$tag-*.txt" cross_set_s)
 	bare=$(val "$out/relate-speed-$tag-*.txt" bare_sgemm_s)
 	fsame=$(val "$out/relate-faiss-$tag-*.txt" same_set_s)
 	fcross=$(val "$out/relate-faiss-$tag-*.txt" cross_set_s)
+	# CPU seconds (user + sys, all threads): steadier than wall time on
+	# a shared machine
+	csame=$(val "$out/relate-speed-$tag-*.txt" same_set_cpu_s)
+	ccross=$(val "$out/relate-speed-$tag-*.txt" cross_set_cpu_s)
+	cbare=$(val "$out/relate-speed-$tag-*.txt" bare_sgemm_cpu_s)
+	cfsame=$(val "$out/relate-faiss-$tag-*.txt" same_set_cpu_s)
+	cfcross=$(val "$out/relate-faiss-$tag-*.txt" cross_set_cpu_s)
 	core=$(sed -n 's/.*openblas=\([^ ]*\).*/\1/p' "$out/relate-speed-$tag-1.txt")
 	awk -v s="$same" -v c="$cross" -v b="$bare" -v fs="$fsame" -v fc="$fcross" \
-		-v n="$N" -v k="$core" 'BEGIN {
-		printf "relate speed N=%d openblas=%s: bare sgemm %.3f s\n", n, k, b
+		-v cs="$csame" -v cc="$ccross" -v cb="$cbare" -v cfs="$cfsame" \
+		-v cfc="$cfcross" -v n="$N" -v d="$D" -v k="$core" 'BEGIN {
+		printf "relate speed N=%d d=%d openblas=%s: bare sgemm %.3f s (CPU %.3f s)\n", n, d, k, b, cb
 		printf "relate speed same-set:  ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", s, s / b, fs, fs / s
 		printf "relate speed cross-set: ours %.3f s = %.2fx bare sgemm; FAISS %.3f s; ours %.2fx faster than FAISS\n", c, c / b, fc, fc / c
+		printf "relate speed CPU same-set:  ours %.3f s = %.2fx bare sgemm; FAISS %.3f s = %.2fx ours\n", cs, cs / cb, cfs, cfs / cs
+		printf "relate speed CPU cross-set: ours %.3f s = %.2fx bare sgemm; FAISS %.3f s = %.2fx ours\n", cc, cc / cb, cfc, cfc / cc
 	}'
 }
 speed exported env

@@ -39,23 +39,18 @@
 #include <cblas.h>
 
 #include "linkbot/relate.h"
+#include "clock.h"
 #include "relate_vec.h"
 #include "../src/relate/relate_int.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double bare_sgemm(const float *a, const float *b, size_t n, size_t d)
+static double bare_sgemm(const float *a, const float *b, size_t n, size_t d,
+			 double *cpu)
 {
 	size_t strip = 2048, i;
 	float *c = malloc(strip * n * sizeof(*c));
 	double t0 = now_s();
 
+	*cpu = cpu_s();
 	for (i = 0; i < n; i += strip) {
 		size_t r = n - i < strip ? n - i : strip;
 
@@ -64,6 +59,7 @@ static double bare_sgemm(const float *a, const float *b, size_t n, size_t d)
 			    0.0f, c, (int)n);
 	}
 	t0 = now_s() - t0;
+	*cpu = cpu_s() - *cpu;
 	free(c);
 	return t0;
 }
@@ -216,7 +212,7 @@ int main(int argc, char **argv)
 	struct lb_candidates c;
 	struct lb_error err;
 	struct rusage ru;
-	double t_same, t_cross, t_bare;
+	double t_same, t_cross, t_bare, c_same, c_cross, c_bare;
 
 	if (argc > 4 && strcmp(argv[1], "rerank") == 0)
 		return rerank_only(strtoul(argv[2], NULL, 10),
@@ -232,29 +228,34 @@ int main(int argc, char **argv)
 	printf("relate_speed: N=%zu d=%zu M=%zu openblas=%s threads=%d\n", n,
 	       d, m, openblas_get_corename(), openblas_get_num_threads());
 	t_same = now_s();
+	c_same = cpu_s();
 	if (relate_topm(s, n, s, n, d, NULL, m, 0, 0, 0, &c, &err) == -1)
 		return fprintf(stderr, "%s\n", err.msg), 1;
 	t_same = now_s() - t_same;
+	c_same = cpu_s() - c_same;
 	printf("relate_speed: same-set  checksum=%.4f\n", checksum(&c));
 	if (time_extend(&c, n) == -1)
 		return 1;
 	lb_candidates_release(&c);
 	t_cross = now_s();
+	c_cross = cpu_s();
 	if (relate_topm(s, n, t, n, d, NULL, m, 0, 0, 0, &c, &err) == -1)
 		return fprintf(stderr, "%s\n", err.msg), 1;
 	t_cross = now_s() - t_cross;
+	c_cross = cpu_s() - c_cross;
 	printf("relate_speed: cross-set checksum=%.4f\n", checksum(&c));
 	lb_candidates_release(&c);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("relate_speed: peak_rss_mb=%.0f (vectors %.0f MB)\n",
 	       ru.ru_maxrss / 1024.0, 2.0 * n * d * 4 / 1048576);
-	t_bare = bare_sgemm(s, t, n, d);
-	printf("relate_speed: bare_sgemm_s=%.3f gflops=%.0f\n", t_bare,
-	       2.0 * n * n * d / t_bare / 1e9);
-	printf("relate_speed: same_set_s=%.3f ratio_vs_sgemm=%.2f\n", t_same,
-	       t_same / t_bare);
-	printf("relate_speed: cross_set_s=%.3f ratio_vs_sgemm=%.2f\n", t_cross,
-	       t_cross / t_bare);
+	t_bare = bare_sgemm(s, t, n, d, &c_bare);
+	printf("relate_speed: bare_sgemm_s=%.3f gflops=%.0f "
+	       "bare_sgemm_cpu_s=%.3f\n", t_bare,
+	       2.0 * n * n * d / t_bare / 1e9, c_bare);
+	printf("relate_speed: same_set_s=%.3f ratio_vs_sgemm=%.2f "
+	       "same_set_cpu_s=%.3f\n", t_same, t_same / t_bare, c_same);
+	printf("relate_speed: cross_set_s=%.3f ratio_vs_sgemm=%.2f "
+	       "cross_set_cpu_s=%.3f\n", t_cross, t_cross / t_bare, c_cross);
 	free(s);
 	free(t);
 	return 0;

@@ -354,14 +354,16 @@ void lsa_views_join(const float *a, size_t da, const float *b, size_t db,
 	}
 }
 
-int lsa_views(const struct csr *x, size_t *k, uint64_t seed, int threads,
-	      float **out, struct lb_error *err)
+int lsa_views(const struct csr *x, size_t *k, size_t *k_main, uint64_t seed,
+	      int threads, float **out, struct lb_error *err)
 {
 	size_t ka = *k, kb = *k / 2;
 	float *a = NULL, *b = NULL, *res;
 
 	if (lsa_project(x, &ka, seed, threads, &a, err) == -1)
 		return -1;
+	if (k_main)
+		*k_main = ka;
 	if (kb == 0 || ka < 2) {	/* too few dimensions for two */
 		*k = ka;
 		*out = a;

@@ -377,12 +377,75 @@ out:
 	return rc;
 }
 
+/*
+ * The candidates' scores, found on the LSA's first view alone, replaced
+ * by the inner product of the whole rows (both views: the mix of the two
+ * cosines), in double in a fixed order, so a row's scores depend only on
+ * its own pair of vectors (threads and shards alike). The order is left
+ * to rerank_hybrid(), which sorts every row (the LSA path always runs
+ * it). Why the search leaves the second view out: docs/relate.md, "two
+ * views"; the top 2M of the first view holds almost all of the mix's
+ * best M (bench/RESULTS.md, round 8), and the search, the step whose
+ * cost grows as N^2 d, stays at the first view's d.
+ */
+struct rescore_work {
+	struct lb_candidates *c;
+	const float *vec;
+	size_t d, r0, r1;
+	const size_t *srow;
+	size_t rb;
+};
+
+static void *rescore_rows(void *arg)
+{
+	struct rescore_work *w = arg;
+	struct lb_candidates *c = w->c;
+	size_t i, j, k, d = w->d;
+
+	for (i = w->r0; i < w->r1; i++) {
+		const float *a = w->vec + w->srow[w->rb + i] * d;
+
+		for (j = 0; j < c->m; j++) {
+			uint32_t t = c->target[i * c->m + j];
+			const float *b = w->vec + (size_t)t * d;
+			double s = 0;
+
+			if (t == LB_NO_TARGET)
+				continue;
+			for (k = 0; k < d; k++)
+				s += (double)a[k] * b[k];
+			c->score[i * c->m + j] = (float)s;
+		}
+	}
+	return NULL;
+}
+
+static void dense_rescore(struct lb_candidates *c, const float *vec,
+			  size_t d, const size_t *srow, size_t rb,
+			  int threads)
+{
+	struct rescore_work w[RELATE_MAX_THREADS];
+	size_t nt = threads > 0 ? (size_t)threads : 1, t;
+
+	if (nt > RELATE_MAX_THREADS)
+		nt = RELATE_MAX_THREADS;
+	if (nt > c->n_src / 256 + 1)
+		nt = c->n_src / 256 + 1;	/* small sites: one thread */
+	for (t = 0; t < nt; t++)
+		w[t] = (struct rescore_work){
+			.c = c, .vec = vec, .d = d, .srow = srow, .rb = rb,
+			.r0 = c->n_src * t / nt,
+			.r1 = c->n_src * (t + 1) / nt,
+		};
+	relate_run_threads(nt, rescore_rows, w, sizeof(*w));
+}
+
 int relate_candidates(const struct lb_relate_input *in,
 		      const struct lb_relate_opts *opts,
 		      struct lb_candidates *out, struct lb_error *err)
 {
 	const struct lb_doc **docs = NULL;
-	size_t *srow = NULL, n_docs, i, j, d = 0, m = opts->m;
+	size_t *srow = NULL, n_docs, i, j, d = 0, ds = 0, m = opts->m;
 	size_t rb = opts->row_begin, re = opts->row_end;
 	float *vec = NULL, *sv = NULL, *tv = NULL;
 	char (*key)[16] = NULL;
@@ -466,8 +529,11 @@ int relate_candidates(const struct lb_relate_input *in,
 			  n_docs, x.n_cols, x.ptr[n_docs], tm[1] - tm[0]);
 		/* x stays: the hybrid re-ranking scores the candidates
 		 * with it (rerank.c) */
-		if (lsa_views(&x, &d, opts->seed, nthreads, &vec, err) == -1)
+		if (lsa_views(&x, &d, &ds, opts->seed, nthreads, &vec,
+			      err) == -1)
 			goto out;
+		if (getenv("LINKBOT_TOPM_BOTH_VIEWS"))	/* benchmarks: round 7 */
+			ds = d;
 		tm[2] = now_s();
 		log_debug("relate: LSA to %zu dimensions (two views) in %.2f s",
 			  d,
@@ -483,6 +549,8 @@ int relate_candidates(const struct lb_relate_input *in,
 	tm[3] = now_s();
 	if (d == 0)
 		d = 1;	/* no terms at all: zero vectors, scores 0 */
+	if (ds == 0 || ds > d)
+		ds = d;	/* the top-M searches all dimensions */
 
 	/* language groups (one group unless multi-language); the LSA's
 	 * lists twice as deep, for the re-ranking */
@@ -517,8 +585,8 @@ int relate_candidates(const struct lb_relate_input *in,
 			if (!done[j] && strcmp(key[j], k) == 0) {
 				done[j] = 1;
 				gt[nt] = j;
-				memcpy(tv + nt * d, vec + j * d,
-				       d * sizeof(*tv));
+				memcpy(tv + nt * ds, vec + j * d,
+				       ds * sizeof(*tv));
 				nt++;
 			}
 		for (j = 0; j < in->n_src; j++)
@@ -559,22 +627,28 @@ int relate_candidates(const struct lb_relate_input *in,
 		}
 		if (same) {
 			/* the group's sources are its targets: symmetric */
-			if (relate_topm(tv, nt, tv, nt, d, NULL, m, a, b,
+			if (relate_topm(tv, nt, tv, nt, ds, NULL, m, a, b,
 					opts->threads, &part, err) == -1)
 				goto out;
 		} else {
 			for (s = 0; s < ns; s++)
-				memcpy(sv + s * d, vec + srow[gs[s]] * d,
-				       d * sizeof(*sv));
-			if (relate_topm(sv, ns, tv, nt, d, pos, m, a, b,
+				memcpy(sv + s * ds, vec + srow[gs[s]] * d,
+				       ds * sizeof(*sv));
+			if (relate_topm(sv, ns, tv, nt, ds, pos, m, a, b,
 					opts->threads, &part, err) == -1)
 				goto out;
 		}
 		scatter_group(out, &part, gs, gt, a, b, rb, m);
 		lb_candidates_release(&part);
 	}
-	log_debug("relate: top-%zu of %zu rows in %.2f s", m, re - rb,
-		  now_s() - tm[3]);
+	log_debug("relate: top-%zu of %zu rows (%zu of %zu dimensions) in "
+		  "%.2f s", m, re - rb, ds, d, now_s() - tm[3]);
+	if (ds < d) {
+		tm[3] = now_s();
+		dense_rescore(out, vec, d, srow, rb, nthreads);
+		log_debug("relate: two-view scores of %zu rows in %.2f s",
+			  re - rb, now_s() - tm[3]);
+	}
 	if (x.ptr) {
 		tm[3] = now_s();
 		if (rerank_hybrid(out, &x, srow, rb, opts->m, RERANK_SPARSE,

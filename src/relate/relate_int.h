@@ -84,12 +84,13 @@ int lsa_project(const struct csr *x, size_t *k, uint64_t seed, int threads,
  * The LSA's two views (lsa.c): lsa_project() at *k from seed and at *k / 2
  * from seed + 1, joined by lsa_views_join() with the second view's share
  * LSA_VIEW2_SHARE: unit rows of *k + *k / 2 dimensions (out: kept) whose
- * inner product is (1 - w) cos_a + w cos_b. One view when *k < 2. Caller
- * frees *out.
+ * inner product is (1 - w) cos_a + w cos_b. One view when *k < 2.
+ * *k_main (unless NULL): the first view's dimensions, the leading columns
+ * of each row. Caller frees *out.
  */
 #define LSA_VIEW2_SHARE 0.4
-int lsa_views(const struct csr *x, size_t *k, uint64_t seed, int threads,
-	      float **out, struct lb_error *err);
+int lsa_views(const struct csr *x, size_t *k, size_t *k_main, uint64_t seed,
+	      int threads, float **out, struct lb_error *err);
 /* Rows of out (n x (da + db)) = [sqrt(1 - w) a_i, sqrt(w) b_i]. */
 void lsa_views_join(const float *a, size_t da, const float *b, size_t db,
 		    size_t n, double w, float *out);

@@ -1542,7 +1542,8 @@ static void test_rerank(void **state)
 
 /* The LSA's two views (lsa.c): the join's cosine is the mix of the views'
  * cosines, and lsa_views() is lsa_project() at k from the seed beside
- * lsa_project() at k / 2 from the next seed. */
+ * lsa_project() at k / 2 from the next seed; it tells how many leading
+ * columns are the first view (what relate_candidates()' top-M searches). */
 static void test_lsa_views(void **state)
 {
 	/* rows: a0 = e0, a1 = 0.6 e0 + 0.8 e1, a2 = 0; b0 = e1, b1 = e1 */
@@ -1551,7 +1552,7 @@ static void test_lsa_views(void **state)
 	float o[3 * 5], *v, *p, *q;
 	double dot = 0, n0 = 0;
 	enum { N = 40, T = 30 };
-	size_t ptr[N + 1], i, j, k, kp, kq;
+	size_t ptr[N + 1], i, j, k, km, kp, kq;
 	uint32_t col[N * 5];
 	float val[N * 5];
 	struct csr x = { .n_rows = N, .n_cols = T, .ptr = ptr, .col = col,
@@ -1581,8 +1582,10 @@ static void test_lsa_views(void **state)
 	}
 	ptr[N] = 5 * N;
 	k = 8;
-	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	km = 0;
+	assert_int_equal(lsa_views(&x, &k, &km, 3, 1, &v, &err), 0);
 	assert_int_equal(k, 12);
+	assert_int_equal(km, 8);	/* the first view: the leading 8 */
 	kp = 8;
 	kq = 4;
 	assert_int_equal(lsa_project(&x, &kp, 3, 1, &p, &err), 0);
@@ -1606,8 +1609,9 @@ static void test_lsa_views(void **state)
 	free(q);
 	/* one dimension asked: one view */
 	k = 1;
-	assert_int_equal(lsa_views(&x, &k, 3, 1, &v, &err), 0);
+	assert_int_equal(lsa_views(&x, &k, &km, 3, 1, &v, &err), 0);
 	assert_int_equal(k, 1);
+	assert_int_equal(km, 1);
 	free(v);
 }
 
