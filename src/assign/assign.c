@@ -890,6 +890,13 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 
 /* ---- backward search: from deficit target t0 to an excess node ---- */
 
+static int is_sink(const struct solver *S, uint32_t v)
+{
+	if (v == S->y)
+		return S->tot_exc > S->tot_def;
+	return is_tgt(S, v) && def_of(S, v - (uint32_t)S->ns) > 0;
+}
+
 static int is_excess_node(const struct solver *S, uint32_t u)
 {
 	if (u == S->y)
@@ -964,7 +971,12 @@ static int expand_back(struct solver *S, uint32_t v, int64_t ev)
 	return 0;
 }
 
-/* Expand u forward: relax its successors v (residual arcs u -> v). */
+/*
+ * Expand u forward: relax its successors v (residual arcs u -> v). In
+ * the night's router (S->collapse) a hub relaxes its plateau as one node
+ * (the night's notes, "The plateau as one node"), and targets are read
+ * at tpot(), which is p itself otherwise.
+ */
 static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 {
 	const int64_t *p = S->p;
@@ -972,23 +984,24 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 
 	if (is_tgt(S, u)) {
 		uint32_t t = u - (uint32_t)S->ns;
+		int64_t pu = tpot(S, u);
 		size_t k;
 
 		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
 			uint32_t ri = S->ulist[k];
 			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
 
-			if (relax(S, s, du - S->cost[a] + p[u] - p[s], u, a) < 0)
+			if (relax(S, s, du - S->cost[a] + pu - p[s], u, a) < 0)
 				return -1;
 		}
 		if (S->hub && S->q[t] > 0) {
 			uint32_t h = hnode(S, S->gt[t]);
 
-			if (relax(S, h, du + p[u] - p[h], u, VIA_HUB_T) < 0)
+			if (relax(S, h, du + pu - p[h], u, VIA_HUB_T) < 0)
 				return -1;
 		}
 		if (fty(S, t) < fty_cap(S, t) &&
-		    relax(S, S->y, du + p[u] - p[S->y], u, VIA_Y) < 0)
+		    relax(S, S->y, du + pu - p[S->y], u, VIA_Y) < 0)
 			return -1;
 	} else if (is_src(S, u)) {
 		for (i = S->off[u]; i < S->off[u + 1]; i++) {
@@ -997,7 +1010,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 			if (S->fl[i] & 1)
 				continue;
 			v = tnode(S, S->tg[i]);
-			if (relax(S, v, du + S->cost[i] + p[u] - p[v], u,
+			if (relax(S, v, du + S->cost[i] + p[u] - tpot(S, v), u,
 				  (uint32_t)i) < 0)
 				return -1;
 		}
@@ -1008,6 +1021,18 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 				  VIA_SRC_HUB) < 0)
 				return -1;
 		}
+	} else if (is_hub(S, u) && S->collapse) {
+		uint32_t g = u - hnode(S, 0);
+		int64_t base = du + p[u];
+
+		if (walk_start(S, 5 * g + 3, u, base - S->cost_r) < 0)
+			return -1;
+		if (S->cap != CAP_INF)
+			return walk_start(S, 5 * g + 2, u, base);
+		if (walk_start(S, KIND_D(S, g), u, base) < 0 ||
+		    walk_start(S, KIND_W(S, g), u, base) < 0 ||
+		    relax(S, S->y, base - p[S->y], u, VIA_HUB_TY) < 0)
+			return -1;
 	} else if (is_hub(S, u)) {
 		uint32_t g = u - hnode(S, 0);
 
@@ -1020,6 +1045,19 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 			return -1;
 	}
 	return 0;
+}
+
+/* Target node v, popped at distance dv in the night's router: no nearer
+ * than through its settled hub (the hub relaxed what it would)? */
+static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
+{
+	uint32_t h;
+
+	if (!S->collapse || S->cap != CAP_INF)
+		return 0;
+	h = hnode(S, S->gt[v - S->ns]);
+	return S->done[h] == S->epoch &&
+	       S->dist[h] + S->p[h] - tpot(S, v) <= dv;
 }
 
 static void new_epoch(struct solver *S)
@@ -1036,10 +1074,13 @@ static void new_epoch(struct solver *S)
 /*
  * One shortest augmenting path. backward: from deficit target node `from`
  * against the arcs to an excess node; else forward from excess node `from`
- * to a deficit node. Returns 1 augmented, 0 no path (infeasible), -1 no
- * memory.
+ * to a deficit node. In the night's router (S->collapse, forward only)
+ * the plateau is crossed as one node (expand_fwd(), night_covered()),
+ * and the search is dropped, nothing changed, once it settles more than
+ * cap nodes (SIZE_MAX: never). Returns 1 augmented, 2 dropped, 0 no path
+ * (infeasible), -1 no memory.
  */
-static int augment(struct solver *S, uint32_t from, int backward)
+static int augment(struct solver *S, uint32_t from, int backward, size_t cap)
 {
 	uint32_t end = NONE, u, v;
 	int64_t e = 0;
@@ -1062,33 +1103,58 @@ static int augment(struct solver *S, uint32_t from, int backward)
 		}
 		if (S->done[u] == S->epoch || it.key > S->dist[u])
 			continue;
+		if (u != from && (backward ? is_excess_node(S, u) :
+				  is_sink(S, u))) {
+			S->done[u] = S->epoch;
+			S->settled[S->n_settled++] = u;
+			end = u;
+			e = it.key;
+			break;
+		}
+		if (is_tgt(S, u) && night_covered(S, u, it.key))
+			continue;
 		S->done[u] = S->epoch;
 		S->settled[S->n_settled++] = u;
-		if (u != from) {
-			int term = backward ? is_excess_node(S, u) :
-				   (u == S->y ? S->tot_exc > S->tot_def :
-				    is_tgt(S, u) && def_of(S, u - (uint32_t)S->ns) > 0);
-			if (term) {
-				end = u;
-				e = it.key;
-				break;
-			}
+		if (S->n_settled > cap) {
+			S->night_settled += S->n_settled;
+			return 2;
 		}
 		if ((backward ? expand_back(S, u, it.key) :
 		     expand_fwd(S, u, it.key)) < 0)
 			return -1;
 	}
+	if (S->collapse)
+		S->night_settled += S->n_settled;
 	if (end == NONE)
 		return 0;
 	/* potentials: keep rc >= 0, make the path tight */
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		if (backward)
-			S->p[v] += e - S->dist[v];
-		else
-			S->p[v] += S->dist[v] - e;
-		if (v < S->ns + S->nt)
-			ph_update(S, v);
+	if (S->collapse) {
+		/* hubs last: a target's new potential is taken from its
+		 * capped one */
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_tgt(S, v))
+				S->p[v] = tpot(S, v) + S->dist[v] - e;
+			else if (!is_hub(S, v))
+				S->p[v] += S->dist[v] - e;
+		}
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_hub(S, v))
+				S->p[v] += S->dist[v] - e;
+			else if (v < S->ns + S->nt)
+				ph_update(S, v);
+		}
+	} else {
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (backward)
+				S->p[v] += e - S->dist[v];
+			else
+				S->p[v] += S->dist[v] - e;
+			if (v < S->ns + S->nt)
+				ph_update(S, v);
+		}
 	}
 	/* walk the path */
 	u = end;
@@ -3210,13 +3276,6 @@ static uint32_t arc_count(const struct solver *S, uint32_t v)
 	return (uint32_t)S->nt;
 }
 
-static int is_sink(const struct solver *S, uint32_t v)
-{
-	if (v == S->y)
-		return S->tot_exc > S->tot_def;
-	return is_tgt(S, v) && def_of(S, v - (uint32_t)S->ns) > 0;
-}
-
 static int has_excess(const struct solver *S, uint32_t v)
 {
 	if (v == S->y)
@@ -3392,13 +3451,13 @@ static int resolve_ssp(struct solver *S)
 				ie++;
 			if (ie == ne)
 				break;	/* cannot happen: kept for safety */
-			r = augment(S, tnode(S, el[ie]), 0);
+			r = augment(S, tnode(S, el[ie]), 0, SIZE_MAX);
 		} else {
 			while (id < nd && def_of(S, dl[id]) == 0)
 				id++;
 			if (id == nd)
 				break;
-			r = augment(S, tnode(S, dl[id]), 1);
+			r = augment(S, tnode(S, dl[id]), 1, SIZE_MAX);
 		}
 		if (r <= 0) {
 			rc = r < 0 ? -1 : 1;
@@ -3589,158 +3648,6 @@ out:
 #define NIGHT_CAP 64
 #define NIGHT_ROUNDS 32
 #define NIGHT_TAIL 2
-
-/* Expand u forward in step 2 (expand_fwd() with the hub collapsed). */
-static int expand_night(struct solver *S, uint32_t u, int64_t du)
-{
-	const int64_t *p = S->p;
-	size_t i;
-
-	if (is_tgt(S, u)) {
-		uint32_t t = u - (uint32_t)S->ns;
-		int64_t pu = tpot(S, u);
-		size_t k;
-
-		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
-			uint32_t ri = S->ulist[k];
-			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
-
-			if (relax(S, s, du - S->cost[a] + pu - p[s], u, a) < 0)
-				return -1;
-		}
-		if (S->hub && S->q[t] > 0) {
-			uint32_t h = hnode(S, S->gt[t]);
-
-			if (relax(S, h, du + pu - p[h], u, VIA_HUB_T) < 0)
-				return -1;
-		}
-		if (fty(S, t) < fty_cap(S, t) &&
-		    relax(S, S->y, du + pu - p[S->y], u, VIA_Y) < 0)
-			return -1;
-	} else if (is_src(S, u)) {
-		for (i = S->off[u]; i < S->off[u + 1]; i++) {
-			uint32_t v;
-
-			if (S->fl[i] & 1)
-				continue;
-			v = tnode(S, S->tg[i]);
-			if (relax(S, v, du + S->cost[i] + p[u] - tpot(S, v), u,
-				  (uint32_t)i) < 0)
-				return -1;
-		}
-		if (hub_src(S, u) && S->r[u] < S->ls[u]) {
-			uint32_t h = hnode(S, S->gs[u]);
-
-			if (relax(S, h, du + S->cost_r + p[u] - p[h], u,
-				  VIA_SRC_HUB) < 0)
-				return -1;
-		}
-	} else if (is_hub(S, u)) {
-		uint32_t g = u - hnode(S, 0);
-		int64_t base = du + p[u];
-
-		if (walk_start(S, 5 * g + 3, u, base - S->cost_r) < 0)
-			return -1;
-		if (S->cap != CAP_INF)
-			return walk_start(S, 5 * g + 2, u, base);
-		if (walk_start(S, KIND_D(S, g), u, base) < 0 ||
-		    walk_start(S, KIND_W(S, g), u, base) < 0 ||
-		    relax(S, S->y, base - p[S->y], u, VIA_HUB_TY) < 0)
-			return -1;
-	} else {
-		if (walk_start(S, 5 * (uint32_t)S->ng, u, du + p[u]) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Target node v, popped at distance dv: no nearer than through its
- * settled hub (the hub relaxed what it would)? */
-static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
-{
-	uint32_t h;
-
-	if (!S->collapse || S->cap != CAP_INF)
-		return 0;
-	h = hnode(S, S->gt[v - S->ns]);
-	return S->done[h] == S->epoch &&
-	       S->dist[h] + S->p[h] - tpot(S, v) <= dv;
-}
-
-/*
- * Step 2's search: one shortest path forward from excess node `from` to
- * the nearest deficit, dropped once it settles more than cap nodes. 1
- * augmented, 2 dropped (nothing changed), 0 no path, -1 no memory.
- */
-static int augment_night(struct solver *S, uint32_t from, size_t cap)
-{
-	uint32_t end = NONE, u, v;
-	int64_t e = 0;
-	size_t i;
-
-	new_epoch(S);
-	S->seen[from] = S->epoch;
-	S->dist[from] = 0;
-	S->nxt[from] = NONE;
-	if (heap_push(S, 0, from) < 0)
-		return -1;
-	while (S->hq.n > 0) {
-		struct heap_item it = heap_pop(S);
-
-		u = it.node;
-		if (u >= S->nn) {
-			if (walk_step(S, u - (uint32_t)S->nn) < 0)
-				return -1;
-			continue;
-		}
-		if (S->done[u] == S->epoch || it.key > S->dist[u])
-			continue;
-		if (u != from && is_sink(S, u)) {
-			S->done[u] = S->epoch;
-			S->settled[S->n_settled++] = u;
-			end = u;
-			e = it.key;
-			break;
-		}
-		if (is_tgt(S, u) && night_covered(S, u, it.key))
-			continue;
-		S->done[u] = S->epoch;
-		S->settled[S->n_settled++] = u;
-		if (S->n_settled > cap) {
-			S->night_settled += S->n_settled;
-			return 2;
-		}
-		if (expand_night(S, u, it.key) < 0)
-			return -1;
-	}
-	S->night_settled += S->n_settled;
-	if (end == NONE)
-		return 0;
-	/* p += d - e on the settled nodes, hubs last: a target's new
-	 * potential is taken from its capped one */
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		if (is_tgt(S, v))
-			S->p[v] = tpot(S, v) + S->dist[v] - e;
-		else if (!is_hub(S, v))
-			S->p[v] += S->dist[v] - e;
-	}
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		if (is_hub(S, v))
-			S->p[v] += S->dist[v] - e;
-		else if (v < S->ns + S->nt)
-			ph_update(S, v);
-	}
-	u = end;
-	while (u != from) {
-		v = S->nxt[u];
-		apply_arc(S, v, u, S->via[u]);
-		u = v;
-	}
-	S->augmentations++;
-	return 1;
-}
 
 /*
  * Step 3's blocking flow: unit paths over tight arcs from x (an excess
@@ -4005,7 +3912,7 @@ static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
 
 	for (ie = 0; ie < *ne; ie++) {
 		while (exc_of(S, el[ie]) > 0 &&
-		       (r = augment_night(S, tnode(S, el[ie]), cap)) == 1)
+		       (r = augment(S, tnode(S, el[ie]), 0, cap)) == 1)
 			;
 		if (r <= 0)
 			return r < 0 ? -1 : 1;
@@ -4015,7 +3922,7 @@ static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
 	*ne = n2;
 	for (g = 0; g < S->ng; g++) {
 		while (units[g] > 0 &&
-		       (r = augment_night(S, hnode(S, (uint32_t)g), cap)) == 1)
+		       (r = augment(S, hnode(S, (uint32_t)g), 0, cap)) == 1)
 			units[g]--;
 		if (r <= 0)
 			return r < 0 ? -1 : 1;
