@@ -179,13 +179,18 @@ int corpus_commit(struct lb_corpus *c, struct lb_error *err)
  * it too: a read outside a transaction takes and lets go SQLite's locks
  * on its own (~5 fcntl each, one read a page in the crawl), in the batch
  * it takes none. The batch is still committed by the writes' rule, and
- * at the latest when the corpus is closed.
+ * at the latest when the corpus is closed. IMMEDIATE: the write lock is
+ * taken when the batch opens, as the first write took it before reads
+ * joined; a deferred batch opened by a read would hold a snapshot, and
+ * a write after another connection's commit would fail at once
+ * (SQLITE_BUSY_SNAPSHOT) instead of waiting its turn.
  */
 static int batch_open(struct lb_corpus *c, struct lb_error *err)
 {
 	if (!sqlite3_get_autocommit(c->db))
 		return 0;
-	if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
 		return db_error(c, err, "cannot begin a transaction");
 	c->batch = 0;
 	clock_gettime(CLOCK_MONOTONIC, &c->batch_start);
