@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/nginx.sh
 . tests/lib/s3rver.sh
+. tests/lib/port-file.sh
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 driver=$(tests/lib/publish-driver.sh) || exit 1
 tmp=$(mktemp -d)
@@ -37,8 +38,7 @@ start_proxy() {
 	python3 tests/lib/faultproxy.py --upstream "$S3RVER_URL" --port-file "$tmp/proxy.port" \
 		--stall-path "$1" --stall-seconds 600 &
 	PROXY_PID=$!
-	for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
-	PROXY="http://127.0.0.1:$(cat "$tmp/proxy.port")"
+	PROXY="http://127.0.0.1:$(lb_port_file "$tmp/proxy.port" "$PROXY_PID")"
 }
 lb_demo_site "$tmp"
 conf() { # store state_store s3-endpoint

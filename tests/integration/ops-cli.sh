@@ -105,7 +105,7 @@ bad "an unclosed IPv6 host is refused" "bad.yaml:[0-9]+: set 'blog': .*in bracke
 echo "== preview"
 python3 -c "import socket,time;s=socket.socket();s.bind(('127.0.0.1',0));s.listen();print(s.getsockname()[1],flush=True);time.sleep(30)" > "$WORK/busy" &
 busy_pid=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$WORK/busy" ] && break; sleep 0.2; done
+for _ in $(seq 1 150); do [ -s "$WORK/busy" ] && break; sleep 0.2; done
 expect "preview on a busy port: one clear error, exit 4, never 'preview of'" 4 "cannot listen on 127.0.0.1:$(cat "$WORK/busy"): Address already in use" -- \
 	timeout 10 "$LINKBOT" preview --store "$WORK" --listen "127.0.0.1:$(cat "$WORK/busy")"
 check "nothing announced before" bash -c "! grep -q 'preview of' '$WORK/err'"

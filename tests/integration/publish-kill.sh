@@ -15,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 . tests/lib/s3rver.sh
+. tests/lib/port-file.sh
 driver=$(tests/lib/publish-driver.sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lb-kill.XXXXXX")
 DRIVER_PID=""
@@ -34,8 +35,7 @@ rm -f "$S3RVER_DIR.port"
 python3 tests/lib/faultproxy.py --upstream "$S3RVER_URL" --port-file "$S3RVER_DIR.port" \
 	--delay-seconds 0.004 &
 PROXY_PID=$!
-for _ in $(seq 1 50); do [ -s "$S3RVER_DIR.port" ] && break; sleep 0.1; done
-PROXY="http://127.0.0.1:$(cat "$S3RVER_DIR.port")"
+PROXY="http://127.0.0.1:$(lb_port_file "$S3RVER_DIR.port" "$PROXY_PID")"
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p"; }
 expect() {
 	if [ "$2" != "$3" ]; then echo "FAIL: $1 is '$2', expected '$3'" >&2; exit 1; fi

@@ -18,6 +18,7 @@ LINKBOT=${LINKBOT:-$PWD/$BUILD/linkbot}
 . tests/lib/kill-run.sh
 . tests/lib/edge.sh
 . tests/lib/edge-checks.sh
+. tests/lib/port-file.sh
 driver=$(tests/lib/publish-driver.sh) || exit 1
 tmp=$(mktemp -d)
 PROXY_PID="" DRIVER_PID=""
@@ -42,8 +43,7 @@ radosgw_start lbtest || exit 1
 echo "radosgw up in $(($(date +%s) - t0)) s at $RGW_URL"
 python3 tests/lib/faultproxy.py --upstream "$RGW_URL" --port-file "$tmp/proxy.port" &
 PROXY_PID=$!
-for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
-PROXY="http://127.0.0.1:$(cat "$tmp/proxy.port")"
+PROXY="http://127.0.0.1:$(lb_port_file "$tmp/proxy.port" "$PROXY_PID")"
 writes() { curl -s "$PROXY/__stats" | python3 -c 'import json,sys; m=json.load(sys.stdin)["by_method"]; print(m.get("PUT",0)+m.get("DELETE",0)+m.get("POST",0))'; }
 check() { python3 tests/lib/check-store.py --s3 "$RGW_URL" --bucket lbtest --prefix d --folder demo/blog "$@"; }
 drive() { "$driver" --store s3://lbtest/d --s3-endpoint "$PROXY" "$@"; }

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/nginx.sh
 . tests/lib/s3rver.sh
+. tests/lib/port-file.sh
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 tmp=$(mktemp -d)
 PROXY_PID=""
@@ -23,8 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 python3 tests/lib/faultproxy.py --upstream "$S3RVER_URL" --port-file "$tmp/proxy.port" &
 PROXY_PID=$!
-for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
-PROXY="http://127.0.0.1:$(cat "$tmp/proxy.port")"
+PROXY="http://127.0.0.1:$(lb_port_file "$tmp/proxy.port" "$PROXY_PID")"
 writes() { curl -s "$PROXY/__stats" | python3 -c 'import json,sys; m=json.load(sys.stdin)["by_method"]; print(m.get("PUT",0)+m.get("DELETE",0)+m.get("POST",0))'; }
 
 lb_demo_site "$tmp"
@@ -52,7 +52,7 @@ YAML
 day=1796083200	# 2026-12-01T00:00:00Z
 run() { # store now
 	"$LINKBOT" run -c "$tmp/linkbot.yaml" --store "$1" --no-rate-limit --seed 7 \
-		--now "$2" -q 2>>"$tmp/run.log" || { cat "$tmp/run.log" >&2; fail "linkbot run --store $1"; }
+		--now "$2" 2>>"$tmp/run.log" || { cat "$tmp/run.log" >&2; fail "linkbot run --store $1"; }
 }
 
 echo "== bucket"
@@ -63,7 +63,9 @@ get() { curl -sf "$S3RVER_URL/lbtest/site/$1"; }
 ep=$(get demo/b2b/endpoint.json) pj=$(get _projects/p-1/project.json)
 run s3://lbtest/site $((day + 86400))
 w2=$(writes)
-[ "$w2" = "$w1" ] || fail "unchanged re-run made $((w2 - w1)) write(s) to the bucket"
+written() { curl -s "$PROXY/__stats" | python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["writes"][int(sys.argv[1]):]))' "$1"; }
+[ "$w2" = "$w1" ] || { written "$w1" | head -20 >&2; cat "$tmp/run.log" >&2
+	fail "unchanged re-run made $((w2 - w1)) write(s) to the bucket"; }
 [ "$(get demo/b2b/endpoint.json)" = "$ep" ] || fail "endpoint.json rewritten"
 [ "$(get _projects/p-1/project.json)" = "$pj" ] || fail "project.json rewritten"
 echo "ok: unchanged re-run a day later: 0 writes ($w1 on the first run)"

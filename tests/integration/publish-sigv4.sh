@@ -7,6 +7,7 @@
 # that a real bucket would accept ours.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/lib/port-file.sh
 BUILD=${BUILD:-build}
 driver=$(tests/lib/publish-driver.sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lb-sigv4.XXXXXX")
@@ -19,8 +20,7 @@ trap cleanup EXIT
 python3 -c 'import botocore' 2>/dev/null || { echo "FAIL: python3-botocore is missing (ci/install-deps)" >&2; exit 1; }
 python3 tests/lib/sigv4-check.py serve --port-file "$WORK/port" --log "$WORK/requests.jsonl" &
 SERVER_PID=$!
-for _ in $(seq 1 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-URL="http://127.0.0.1:$(cat "$WORK/port")"
+URL="http://127.0.0.1:$(lb_port_file "$WORK/port" "$SERVER_PID")"
 
 # The example credentials of AWS's SigV4 documentation; a fixed time.
 export AWS_ACCESS_KEY_ID=AKIDEXAMPLE

@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/nginx.sh
 . tests/lib/s3rver.sh
+. tests/lib/port-file.sh
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 tmp=$(mktemp -d)
 PROXY_PID=""
@@ -104,7 +105,7 @@ ok "fresh runner: no recrawl, previous links back"
 echo "== the publish fails: the corpus was pushed right after the crawl"
 python3 tests/lib/faultproxy.py --upstream "$S3RVER_URL" --port-file "$tmp/proxy.port" --fail-path /lb/pub3/demo/b2b/pages/ &
 PROXY_PID=$!
-for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
+lb_port_file "$tmp/proxy.port" "$PROXY_PID" >/dev/null
 rm -rf "$tmp/state"
 conf s3://lb/pub3 s3://lb/private3 | sed "s|endpoint: $S3RVER_URL|endpoint: http://127.0.0.1:$(cat "$tmp/proxy.port")|" >"$tmp/f.yaml"
 # the check request passes; every page written to the store gets a 503

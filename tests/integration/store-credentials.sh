@@ -9,6 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/nginx.sh
+. tests/lib/port-file.sh
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 tmp=$(mktemp -d)
 SERVER_PID=""
@@ -25,8 +26,7 @@ ok() { echo "ok: $*"; }
 python3 tests/lib/sigv4-check.py serve --port-file "$tmp/port" --log "$tmp/requests.jsonl" \
 	--secret-key right-secret --region us-east-1 &
 SERVER_PID=$!
-for _ in $(seq 1 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
-URL="http://127.0.0.1:$(cat "$tmp/port")"
+URL="http://127.0.0.1:$(lb_port_file "$tmp/port" "$SERVER_PID")"
 
 lb_demo_site "$tmp"
 { lb_demo_config "$tmp"; cat <<YAML

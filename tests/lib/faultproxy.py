@@ -20,7 +20,8 @@ is forwarded (a slow link: a run lasts long enough to be killed in it).
 answer stops mid-way: the first half of its bytes (status line, headers
 with the whole Content-Length, body) goes out, then nothing for S seconds
 (--stall-seconds), then the connection is closed (a store that stalls).
-GET /__stats answers the counts as JSON.
+GET /__stats answers the counts as JSON ("writes": every PUT, DELETE and
+POST as "METHOD path", in order).
 Loopback only; it stops when its parent test kills it.
 """
 import argparse
@@ -40,7 +41,7 @@ INTERNAL = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError
             b'<Message>We encountered an internal error.</Message></Error>')
 
 lock = threading.Lock()
-stats = {"requests": 0, "forwarded": 0, "injected": {}, "by_method": {}}
+stats = {"requests": 0, "forwarded": 0, "injected": {}, "by_method": {}, "writes": []}
 attempts = {}
 
 
@@ -113,6 +114,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             stats["requests"] += 1
             stats["by_method"][self.command] = stats["by_method"].get(self.command, 0) + 1
+            if self.command in ("PUT", "DELETE", "POST"):
+                stats["writes"].append(self.command + " " + self.path)
         if self.path == "/__stats":
             return self.reply(200, json.dumps(stats).encode(),
                               [("Content-Type", "application/json")])

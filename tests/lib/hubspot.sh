@@ -10,6 +10,8 @@
 #     hs_writes / hs_calls / hs_log       # from the server's request log
 #     hs_stop                             # idempotent; by pid only
 
+. "$(dirname "${BASH_SOURCE[0]}")/port-file.sh"
+
 HS_PID=""
 export HS_TOKEN=${HS_TOKEN:-pat-na1-0b9d4f7e-test-token-do-not-print}
 
@@ -20,9 +22,7 @@ hs_start() {
 	python3 tests/lib/hubspot-server.py --port-file "$dir/hs.port" \
 		--token "$HS_TOKEN" "$@" &
 	HS_PID=$!
-	for _ in $(seq 1 100); do [ -s "$dir/hs.port" ] && break; sleep 0.05; done
-	[ -s "$dir/hs.port" ] || { echo "hubspot-server did not start" >&2; return 1; }
-	HS_URL="http://127.0.0.1:$(cat "$dir/hs.port")"
+	HS_URL="http://127.0.0.1:$(lb_port_file "$dir/hs.port" "$HS_PID")" || return 1
 }
 
 hs_stop() {

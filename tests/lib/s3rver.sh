@@ -23,6 +23,7 @@ s3rver_start() {
 	fi
 	S3RVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/lb-s3rver.XXXXXX")
 	log="$S3RVER_DIR.log"
+	: >"$log"	# before node starts: the loop below reads it at once
 	# --openssl-legacy-provider: s3rver makes ListObjectsV2 continuation
 	# tokens with a cipher that OpenSSL 3 keeps in its legacy provider.
 	node --openssl-legacy-provider "$root/node_modules/s3rver/bin/s3rver.js" -d "$S3RVER_DIR" \
