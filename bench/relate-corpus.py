@@ -720,6 +720,49 @@ def site_gnuplot():
                      1)]
 
 
+def site_boost():
+    """libboost1.74-doc's C++ reference (BoostBook HTML generated from
+    the headers: one page a class, function or typedef): label = the
+    library, the first directory under doc/html/boost/ (accumulators,
+    units, proto, interprocess, intrusive, date_time, ...); the pages
+    directly under doc/html/boost/ (free functions of every library) and
+    the narrative pages outside it are left out."""
+    base = "/usr/share/doc/libboost1.74-doc/doc/html/boost"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        if len(parts) < 2:
+            continue
+        out.append(("boost:" + parts[0], p,
+                    "https://boost.test/doc/html/boost/" + rel))
+    return out
+
+
+def site_javadoc():
+    """openjdk-17-doc's API reference (javadoc HTML, one page a class or
+    interface): label = the Java package of the class, the page's
+    directory under its module (java.util.concurrent, javax.swing.text,
+    ...); the package, module and class-use pages and the indexes are
+    left out; at most 100 pages a package (the first by file name)."""
+    base = "/usr/share/doc/openjdk-17-jre-headless/api"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "*", "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        name = parts[-1]
+        if len(parts) < 3 or parts[0] == "index-files" or \
+                "class-use" in parts or "doc-files" in parts or \
+                name.startswith("package-") or \
+                name == "module-summary.html":
+            continue
+        out.append(("java:" + ".".join(parts[1:-1]), p,
+                    "https://docs.java.test/api/" + rel))
+    return out
+
+
 SITES = {
     # name: (pages, most pages a label keeps)
     "site-python": (site_python, 1000),
@@ -742,6 +785,8 @@ SITES = {
     "site-rustbooks": (site_rustbooks, 300),
     "site-sklearn": (site_sklearn, 300),
     "site-gnuplot": (site_gnuplot, 300),
+    "site-boost": (site_boost, 300),
+    "site-javadoc": (site_javadoc, 100),
 }
 
 

@@ -63,10 +63,10 @@ g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
 if [ "${RELATE_BENCH_SPEED_ONLY:-}" != 1 ]; then
-echo "== relate quality, twenty sites: precision@8, ours published (k = 8) against the best peer's top 8"
+echo "== relate quality, twenty-two sites: precision@8, ours published (k = 8) against the best peer's top 8"
 for c in python postgresql scipy octave erlang linux gimp cmake astropy \
 	lilypond git pandas annex ikiwiki ada libreoffice \
-	ruststd rustbooks sklearn gnuplot; do
+	ruststd rustbooks sklearn gnuplot boost javadoc; do
 	f="$out/site-$c.tsv"
 	[ -s "$f" ] || python3 bench/relate-corpus.py "site-$c" "$f" "$out/relate_html"
 	"$out/relate_quality" "$f" lsa >"$out/relate-site-$c.txt"
