@@ -2,7 +2,7 @@
 # relate benchmarks (make bench runs every bench/*.sh).
 #
 # Quality: precision@8 on labelled corpora built from real documentation
-# (bench/relate-corpus.py). Twenty whole sites (issue 20: a tuning half
+# (bench/relate-corpus.py). Twenty-two whole sites (issue 20: a tuning half
 # and five report halves, bench/RESULTS.md; a built site corpus is
 # reused: delete build/bench/site-*.tsv after an extractor change), ours
 # published (after the assignment, L = 8, every page >= 8 in) and
