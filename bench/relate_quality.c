@@ -58,7 +58,7 @@ static void per_label(char **label, size_t n, const struct lb_candidates *c,
 	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
-		if (strcmp(label[i], show) && strcmp(show, "ALL"))
+		if (strcmp(label[i], show))
 			continue;
 		fprintf(stderr, "%s\n", p[i]->url);
 		for (j = 0; j < M; j++) {

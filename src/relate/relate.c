@@ -76,7 +76,7 @@ int relate_shard_range(size_t n_src, unsigned i, unsigned n, size_t *begin,
  * more dimensions, because rare terms come back as noise). */
 static size_t auto_dim(size_t n)
 {
-	size_t k = (size_t)((getenv("XP_DIMC") ? atof(getenv("XP_DIMC")) : 2) * sqrt((double)n));
+	size_t k = (size_t)(2 * sqrt((double)n));
 
 	if (k < 16)
 		k = 16;
@@ -179,7 +179,7 @@ static float random_floor(const float *vec, size_t d, const struct csr *x,
 				dot += (double)vec[a * d + i] * vec[b * d + i];
 			if (x)
 				dot = rerank_score((float)dot,
-						   csr_centred(x, a, b, csr_dot(x, a, b)), w);
+						   csr_dot(x, a, b), w);
 		} else {
 			dot = csr_dot(x, a, b);
 		}
@@ -532,12 +532,6 @@ int relate_candidates(const struct lb_relate_input *in,
 		if (lsa_views(&x, &d, &ds, opts->seed, nthreads, &vec,
 			      err) == -1)
 			goto out;
-		if (getenv("XP_LENP") &&
-		    csr_lenf(&x, atof(getenv("XP_LENP"))) == -1)
-			goto out;
-		if (getenv("XP_CSP") && atof(getenv("XP_CSP")) > 0 &&
-		    csr_centre(&x, atof(getenv("XP_CSP"))) == -1)
-			goto out;
 		if (getenv("LINKBOT_TOPM_BOTH_VIEWS"))	/* benchmarks: round 7 */
 			ds = d;
 		tm[2] = now_s();
@@ -565,7 +559,7 @@ int relate_candidates(const struct lb_relate_input *in,
 	if (lb_candidates_init(out, re - rb, m) == -1)
 		goto nomem;
 	out->random_floor = random_floor(vec, d, x.ptr ? &x : NULL,
-					 (getenv("XP_SPARSE") ? atof(getenv("XP_SPARSE")) : RERANK_SPARSE), srow, in->n_src,
+					 RERANK_SPARSE, srow, in->n_src,
 					 in->n_tgt);
 	key = malloc((n_docs + 1) * sizeof(*key));
 	gs = malloc((in->n_src + 1) * sizeof(*gs));
@@ -657,7 +651,7 @@ int relate_candidates(const struct lb_relate_input *in,
 	}
 	if (x.ptr) {
 		tm[3] = now_s();
-		if (rerank_hybrid(out, &x, srow, rb, opts->m, getenv("XP_SPARSE") ? atof(getenv("XP_SPARSE")) : RERANK_SPARSE,
+		if (rerank_hybrid(out, &x, srow, rb, opts->m, RERANK_SPARSE,
 				  nthreads, err) == -1)
 			goto out;
 		log_debug("relate: hybrid re-ranking of %zu rows in %.2f s",

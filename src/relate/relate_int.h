@@ -18,14 +18,7 @@ struct csr {
 	size_t *ptr;		/* n_rows + 1 */
 	uint32_t *col;		/* sorted within a row */
 	float *val;
-	double *ctr;		/* NULL, or row i's dot with the centre g mu */
-	double ctr_cc;		/* |g mu|^2 */
-	double *lenf;
 };
-
-double csr_centred(const struct csr *x, size_t a, size_t b, double dot);
-int csr_centre(struct csr *x, double g);
-int csr_lenf(struct csr *x, double b);
 
 void csr_release(struct csr *x);
 

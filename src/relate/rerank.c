@@ -22,7 +22,6 @@
  * target), so the result depends neither on the thread count nor on the
  * row range (a shard re-ranks its rows exactly as the single build).
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "relate_int.h"
@@ -42,68 +41,6 @@ double csr_dot(const struct csr *x, size_t a, size_t b)
 			s += (double)x->val[p++] * x->val[q++];
 	}
 	return s;
-}
-
-double csr_centred(const struct csr *x, size_t a, size_t b, double dot)
-{
-	double na, nb;
-
-	if (x->lenf)
-		dot *= x->lenf[a] * x->lenf[b];
-	if (x->ctr == NULL)
-		return dot;
-	na = 1 - 2 * x->ctr[a] + x->ctr_cc;
-	nb = 1 - 2 * x->ctr[b] + x->ctr_cc;
-	if (!(na > 0) || !(nb > 0))
-		return 0;
-	return (dot - x->ctr[a] - x->ctr[b] + x->ctr_cc) / sqrt(na * nb);
-}
-
-int csr_centre(struct csr *x, double g)
-{
-	double *mu = calloc(x->n_cols + 1, sizeof(*mu)), cc = 0;
-	size_t i, p;
-
-	x->ctr = malloc((x->n_rows + 1) * sizeof(*x->ctr));
-	if (mu == NULL || x->ctr == NULL) {
-		free(mu);
-		free(x->ctr);
-		x->ctr = NULL;
-		return -1;
-	}
-	for (i = 0; i < x->n_rows; i++)
-		for (p = x->ptr[i]; p < x->ptr[i + 1]; p++)
-			mu[x->col[p]] += x->val[p];
-	for (i = 0; i < x->n_cols; i++) {
-		mu[i] *= g / (double)x->n_rows;
-		cc += mu[i] * mu[i];
-	}
-	for (i = 0; i < x->n_rows; i++) {
-		double s = 0;
-
-		for (p = x->ptr[i]; p < x->ptr[i + 1]; p++)
-			s += mu[x->col[p]] * x->val[p];
-		x->ctr[i] = s;
-	}
-	x->ctr_cc = cc;
-	free(mu);
-	return 0;
-}
-
-int csr_lenf(struct csr *x, double b)
-{
-	double m = (double)x->ptr[x->n_rows] / (double)(x->n_rows ? x->n_rows : 1);
-	size_t i;
-
-	x->lenf = malloc((x->n_rows + 1) * sizeof(*x->lenf));
-	if (x->lenf == NULL)
-		return -1;
-	for (i = 0; i < x->n_rows; i++) {
-		double l = (double)(x->ptr[i + 1] - x->ptr[i]);
-
-		x->lenf[i] = l > 0 ? pow(l / m, -b / 2) : 0;
-	}
-	return 0;
 }
 
 float rerank_score(float dense, double sparse, double a)
@@ -166,8 +103,7 @@ static void *rerank_rows(void *arg)
 				continue;
 			v[n].t = it[j];
 			v[n++].s = rerank_score(is[j],
-						csr_centred(x, r, it[j],
-							    scattered_dot(x, acc, it[j])),
+						scattered_dot(x, acc, it[j]),
 						w->a);
 		}
 		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)

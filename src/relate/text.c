@@ -70,8 +70,6 @@ void csr_release(struct csr *x)
 	free(x->ptr);
 	free(x->col);
 	free(x->val);
-	free(x->ctr);
-	free(x->lenf);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -1104,12 +1102,11 @@ static void *tokenize_range(void *arg)
 		}
 		t.stem = p->plain ? NULL : stemmer_get(&sm, d->language);
 		t.wc = wc_get(&wc, d->language);
-		b->field_w = p->plain ? 1.0f : (getenv("XP_WTITLE") ? (float)atof(getenv("XP_WTITLE")) : 3.0f);
+		b->field_w = p->plain ? 1.0f : 3.0f;
 		tokenize(d->title, &t);
 		if (!p->plain) {
 			b->field_w = 2.0f;
 			tokenize(d->description, &t);
-			b->field_w = getenv("XP_WURL") ? (float)atof(getenv("XP_WURL")) : 2.0f;
 			tokenize(d->url_path, &t);
 		}
 		b->field_w = 1.0f;
@@ -1326,7 +1323,7 @@ static int remove_blocks(struct builder *b, size_t n, double *len)
 			grp[ng++] = (struct group){ q, k - q, p[q].df, p[q].h };
 	}
 	qsort(grp, ng, sizeof(*grp), group_cmp);
-	for (gi = 0; gi < ng && gi < 4 * BLOCK_MAX && nb < (getenv("XP_NOBLOCK") ? 0 : BLOCK_MAX); gi++) {
+	for (gi = 0; gi < ng && gi < 4 * BLOCK_MAX && nb < BLOCK_MAX; gi++) {
 		double blk;
 
 		q = grp[gi].first;
@@ -1653,16 +1650,11 @@ int text_vectors(const struct lb_doc *const *docs, size_t n,
 			if (plain) {
 				x = tf * log((double)n / df);
 			} else {
-				static double xs = -1, xp = -1;
-				if (xs < 0) {
-					xs = getenv("XP_SHARE") ? atof(getenv("XP_SHARE")) : SHARE_MAX;
-					xp = getenv("XP_IDFP") ? atof(getenv("XP_IDFP")) : 1;
-				}
 				if (df < 2 || !keep[b.e[k].id] ||
-				    df > xs * (double)n || !(tf > 0))
+				    df > SHARE_MAX * (double)n || !(tf > 0))
 					continue;
 				x = (1 + log(tf)) *
-				    pow(1 + log((1.0 + n) / (1.0 + df)), xp);
+				    (1 + log((1.0 + n) / (1.0 + df)));
 			}
 			if (x <= 0)
 				continue;
