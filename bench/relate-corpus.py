@@ -50,12 +50,20 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           (LibreOffice help, application); the sixth: site-ruststd (Rust's
           standard library API, module), site-rustbooks (the Rust books,
           book), site-sklearn (scikit-learn's example gallery, section),
-          site-gnuplot (the gnuplot manual, part).
+          site-gnuplot (the gnuplot manual, part); the seventh:
+          site-boost (Boost's C++ reference, library), site-javadoc
+          (OpenJDK 17's API, Java package).
+
+  opaque  an existing corpus (IN) with every URL (the page's and its
+          links') replaced by an opaque one, https://opaque.test/p<hash>:
+          how much of a result is the URL's words (bench/RESULTS.md,
+          issue 20 rounds 7 and 9).
 
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
        relate-corpus.py site-NAME OUT RELATE_HTML
        relate-corpus.py boiler:S OUT IN
+       relate-corpus.py opaque OUT IN
 """
 
 import hashlib
@@ -819,6 +827,25 @@ def boiler(share, src):
     return out
 
 
+def opaque_url(u):
+    return "https://opaque.test/p" + hashlib.sha1(u.encode()).hexdigest()[:12]
+
+
+def opaque(src):
+    """The corpus IN, every URL opaque (the link graph kept)."""
+    out = []
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            lab, js = line.rstrip("\n").split("\t", 1)
+            d = json.loads(js)
+            d["url"] = opaque_url(d["url"])
+            d["url_path"] = "/" + d["url"].rsplit("/", 1)[1]
+            for link in d.get("links") or []:
+                link["url"] = opaque_url(link["url"])
+            out.append((lab, d))
+    return out
+
+
 def synthetic_links(n):
     """N synthetic pages for the cost of the link terms (bench/RESULTS.md,
     round 4): 100 topics over 20,000 words, 300 words a page (80 % of its
@@ -852,6 +879,8 @@ def main():
         pages = synthetic_links(int(which.split(":")[1]))
     elif which.startswith("boiler:"):
         pages = boiler(int(which[7:]), sys.argv[3])
+    elif which == "opaque":
+        pages = opaque(sys.argv[3])
     elif which == "demo":
         pages = demo()
     elif which == "debian":
