@@ -3,7 +3,7 @@
 #
 # Quality: precision@8 on labelled corpora built from real documentation
 # (bench/relate-corpus.py). Twenty-two whole sites (issue 20: a tuning half
-# and five report halves, bench/RESULTS.md; a built site corpus is
+# and six report halves, bench/RESULTS.md; a built site corpus is
 # reused: delete build/bench/site-*.tsv after an extractor change), ours
 # published (after the assignment, L = 8, every page >= 8 in) and
 # unconstrained, beside the peers a user
