@@ -50,12 +50,20 @@ of lb_doc_to_json() (title, description, text, url, url_path, language).
           (LibreOffice help, application); the sixth: site-ruststd (Rust's
           standard library API, module), site-rustbooks (the Rust books,
           book), site-sklearn (scikit-learn's example gallery, section),
-          site-gnuplot (the gnuplot manual, part).
+          site-gnuplot (the gnuplot manual, part); the seventh:
+          site-boost (Boost's C++ reference, library), site-javadoc
+          (OpenJDK 17's API, Java package).
+
+  opaque  an existing corpus (IN) with every URL (the page's and its
+          links') replaced by an opaque one, https://opaque.test/p<hash>:
+          how much of a result is the URL's words (bench/RESULTS.md,
+          issue 20 rounds 7 and 9).
 
 Usage: relate-corpus.py demo|debian OUT
        relate-corpus.py apache|apache-fr|apache-ja|django OUT RELATE_HTML
        relate-corpus.py site-NAME OUT RELATE_HTML
        relate-corpus.py boiler:S OUT IN
+       relate-corpus.py opaque OUT IN
 """
 
 import hashlib
@@ -720,6 +728,49 @@ def site_gnuplot():
                      1)]
 
 
+def site_boost():
+    """libboost1.74-doc's C++ reference (BoostBook HTML generated from
+    the headers: one page a class, function or typedef): label = the
+    library, the first directory under doc/html/boost/ (accumulators,
+    units, proto, interprocess, intrusive, date_time, ...); the pages
+    directly under doc/html/boost/ (free functions of every library) and
+    the narrative pages outside it are left out."""
+    base = "/usr/share/doc/libboost1.74-doc/doc/html/boost"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        if len(parts) < 2:
+            continue
+        out.append(("boost:" + parts[0], p,
+                    "https://boost.test/doc/html/boost/" + rel))
+    return out
+
+
+def site_javadoc():
+    """openjdk-17-doc's API reference (javadoc HTML, one page a class or
+    interface): label = the Java package of the class, the page's
+    directory under its module (java.util.concurrent, javax.swing.text,
+    ...); the package, module and class-use pages and the indexes are
+    left out; at most 100 pages a package (the first by file name)."""
+    base = "/usr/share/doc/openjdk-17-jre-headless/api"
+    out = []
+    for p in sorted(glob.glob(os.path.join(base, "*", "**", "*.html"),
+                              recursive=True)):
+        rel = os.path.relpath(p, base)
+        parts = rel.split("/")
+        name = parts[-1]
+        if len(parts) < 3 or parts[0] == "index-files" or \
+                "class-use" in parts or "doc-files" in parts or \
+                name.startswith("package-") or \
+                name == "module-summary.html":
+            continue
+        out.append(("java:" + ".".join(parts[1:-1]), p,
+                    "https://docs.java.test/api/" + rel))
+    return out
+
+
 SITES = {
     # name: (pages, most pages a label keeps)
     "site-python": (site_python, 1000),
@@ -742,6 +793,8 @@ SITES = {
     "site-rustbooks": (site_rustbooks, 300),
     "site-sklearn": (site_sklearn, 300),
     "site-gnuplot": (site_gnuplot, 300),
+    "site-boost": (site_boost, 300),
+    "site-javadoc": (site_javadoc, 100),
 }
 
 
@@ -770,6 +823,25 @@ def boiler(share, src):
             h = int(hashlib.sha1(d["url"].encode()).hexdigest(), 16) % 100
             if h < share:
                 d["text"] = d.get("text", "") + "\n" + BLOCK
+            out.append((lab, d))
+    return out
+
+
+def opaque_url(u):
+    return "https://opaque.test/p" + hashlib.sha1(u.encode()).hexdigest()[:12]
+
+
+def opaque(src):
+    """The corpus IN, every URL opaque (the link graph kept)."""
+    out = []
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            lab, js = line.rstrip("\n").split("\t", 1)
+            d = json.loads(js)
+            d["url"] = opaque_url(d["url"])
+            d["url_path"] = "/" + d["url"].rsplit("/", 1)[1]
+            for link in d.get("links") or []:
+                link["url"] = opaque_url(link["url"])
             out.append((lab, d))
     return out
 
@@ -807,6 +879,8 @@ def main():
         pages = synthetic_links(int(which.split(":")[1]))
     elif which.startswith("boiler:"):
         pages = boiler(int(which[7:]), sys.argv[3])
+    elif which == "opaque":
+        pages = opaque(sys.argv[3])
     elif which == "demo":
         pages = demo()
     elif which == "debian":

@@ -2,8 +2,8 @@
 # relate benchmarks (make bench runs every bench/*.sh).
 #
 # Quality: precision@8 on labelled corpora built from real documentation
-# (bench/relate-corpus.py). Twenty whole sites (issue 20: a tuning half
-# and five report halves, bench/RESULTS.md; a built site corpus is
+# (bench/relate-corpus.py). Twenty-two whole sites (issue 20: a tuning half
+# and six report halves, bench/RESULTS.md; a built site corpus is
 # reused: delete build/bench/site-*.tsv after an extractor change), ours
 # published (after the assignment, L = 8, every page >= 8 in) and
 # unconstrained, beside the peers a user
@@ -63,10 +63,10 @@ g++ -O2 -g -fopenmp -Ibench -o "$out/relate_faiss" bench/relate_faiss.cc \
 	-lfaiss $(pkg-config --libs openblas lapacke) -llapack
 
 if [ "${RELATE_BENCH_SPEED_ONLY:-}" != 1 ]; then
-echo "== relate quality, twenty sites: precision@8, ours published (k = 8) against the best peer's top 8"
+echo "== relate quality, twenty-two sites: precision@8, ours published (k = 8) against the best peer's top 8"
 for c in python postgresql scipy octave erlang linux gimp cmake astropy \
 	lilypond git pandas annex ikiwiki ada libreoffice \
-	ruststd rustbooks sklearn gnuplot; do
+	ruststd rustbooks sklearn gnuplot boost javadoc; do
 	f="$out/site-$c.tsv"
 	[ -s "$f" ] || python3 bench/relate-corpus.py "site-$c" "$f" "$out/relate_html"
 	"$out/relate_quality" "$f" lsa >"$out/relate-site-$c.txt"

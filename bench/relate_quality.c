@@ -50,7 +50,9 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /* RELATE_LABELS=1: precision@8 per label (stderr), to see what fails;
- * RELATE_LABELS=label: also the candidates of that label's pages */
+ * RELATE_LABELS=label: also the candidates of that label's pages;
+ * RELATE_LABELS=ALL: the candidates of every page (bench/relate_diag.py
+ * reads them) */
 static void per_label(char **label, size_t n, const struct lb_candidates *c,
 		      const struct lb_doc **p)
 {
@@ -58,7 +60,7 @@ static void per_label(char **label, size_t n, const struct lb_candidates *c,
 	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
-		if (strcmp(label[i], show))
+		if (strcmp(label[i], show) && strcmp(show, "ALL"))
 			continue;
 		fprintf(stderr, "%s\n", p[i]->url);
 		for (j = 0; j < M; j++) {
