@@ -6,11 +6,14 @@
  * Rate. Each host (origin: scheme, host, port) has a FIFO of requests and a
  * time `next` before which no request to it may start. Starting one moves
  * `next` one interval on (interval = 60 / pages_per_minute, times the
- * backoff factor). A late start may catch up at most a twentieth of an
- * interval, so the rate is held smoothly and never bursts: over any window
- * of n intervals at most n+1 requests start. Several requests may be in
- * flight per host (per_host), so a slow page does not delay the next start:
- * the rate holds as long as latency < per_host * interval.
+ * backoff factor), from when the request really left (on_prereq). A late
+ * start is never caught up, and the next request of a host waits until the
+ * one before has left (a slow connect): the origin never sees two requests
+ * of a host closer than the interval (bench/RESULTS.md, "the tail, round
+ * 4": a catch-up of a twentieth showed 0.238 s gaps on the wire). Several
+ * requests may be in flight per host (per_host), so a slow page does not
+ * delay the next start: the rate holds as long as latency < per_host *
+ * interval.
  *
  * Backoff. 429 and 503 are retried (max_retries) after Retry-After (seconds
  * or a date; default 1 s, doubling), and the whole host waits that long and
@@ -60,7 +63,7 @@ struct host {
 	char *origin;
 	struct fetch_req *head, *tail;
 	int inflight;
-	int sent;		/* requests that left (on_prereq) */
+	int unsent;		/* started, not yet left (on_prereq) */
 	double next;		/* monotonic seconds */
 	struct fetch_pace pace;
 };
@@ -74,6 +77,7 @@ struct xfer {
 	int refused;
 	int wrong_type;
 	int too_big;
+	int sent;		/* on_prereq ran */
 	size_t cap;
 	struct fetcher *f;
 };
@@ -569,13 +573,8 @@ long fetcher_started(const struct fetcher *f)
  * Called by curl just before the request goes out. The start was
  * scheduled at h->next - interval; when the thread or the connection made
  * it leave late (a loaded machine, a night of many clients), the next one
- * keeps its distance from when this one really left, so the host never
- * sees two requests closer than the interval allows. The first request
- * to a host sets the grid a whole interval on from when it left: a night
- * of a thousand hosts opens a thousand connections at once, the first
- * requests leave late, and a grid kept from the planned start made the
- * whole crawl a little faster than the rate at the origin (102 requests
- * in 25.0 s at 240 a minute: 242 a minute, bench/RESULTS.md).
+ * keeps a whole interval from when this one really left, so the host
+ * never sees two requests closer than the interval allows.
  */
 static int on_prereq(void *arg, char *ip, char *local_ip, int port,
 		     int local_port)
@@ -587,8 +586,9 @@ static int on_prereq(void *arg, char *ip, char *local_ip, int port,
 	(void)local_ip;
 	(void)port;
 	(void)local_port;
-	earliest = mono() + host_interval(x->f, x->host) *
-			    (x->host->sent++ ? 0.95 : 1.0);
+	earliest = mono() + host_interval(x->f, x->host);
+	x->sent = 1;
+	x->host->unsent--;
 	if (x->host->next < earliest)
 		x->host->next = earliest;
 	return CURL_PREREQFUNC_OK;
@@ -667,6 +667,7 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 		return lb_error_set(err, LB_EINTERNAL, "curl_multi_add_handle");
 	}
 	h->inflight++;
+	h->unsent += f->o.interval > 0;
 	f->inflight++;
 	f->started++;
 	log_debug("GET %s", req->url);
@@ -733,6 +734,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 	req = x->req;
 	x->host->inflight--;
+	x->host->unsent -= f->o.interval > 0 && !x->sent;
 	f->inflight--;
 	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -812,7 +814,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				break;
 			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next && f->inflight < max &&
+			       !h->unsent && now >= h->next && f->inflight < max &&
 			       slot_take(f)) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
@@ -828,8 +830,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 					fetch_req_free(r);
 					return -1;
 				}
-				if (h->next < now - iv / 20)
-					h->next = now - iv / 20;
+				if (h->next < now)
+					h->next = now;
 				h->next += iv;
 			}
 			if (h->head != NULL && h->inflight < f->o.per_host &&
