@@ -6,7 +6,11 @@
  * Rate. Each host (origin: scheme, host, port) has a FIFO of requests and a
  * time `next` before which no request to it may start. Starting one moves
  * `next` one interval on (interval = 60 / pages_per_minute, times the
- * backoff factor), from when the request really left (on_prereq). A late
+ * backoff factor), from when the request really left: curl calls
+ * on_prereq just before it sends the request, and sends it before
+ * curl_multi_perform() returns, so the interval counts from that return
+ * (a thread preempted between the two at load 88 sent requests 60 ms
+ * late, and the next one on time made a short gap on the wire). A late
  * start is never caught up, and the next request of a host waits until the
  * one before has left (a slow connect): the origin never sees two requests
  * of a host closer than the interval (bench/RESULTS.md, "the tail, round
@@ -64,6 +68,7 @@ struct host {
 	struct fetch_req *head, *tail;
 	int inflight;
 	int unsent;		/* started, not yet left (on_prereq) */
+	int left;		/* one left in the last curl_multi_perform() */
 	double next;		/* monotonic seconds */
 	struct fetch_pace pace;
 };
@@ -92,6 +97,7 @@ struct fetcher {
 	size_t rr;		/* the host served first next round */
 	int capped;		/* the global cap was logged */
 	int starved;		/* a host was ready, the night's slots not */
+	double performed;	/* when curl_multi_perform() last returned */
 	CURL *idle[FETCH_IDLE_HANDLES];	/* reset easy handles to reuse */
 	size_t n_idle;
 };
@@ -448,6 +454,15 @@ static double host_interval(const struct fetcher *f, const struct host *h)
 	return f->o.interval * fetch_pace_factor(&h->pace);
 }
 
+/* A request of h left in the last curl_multi_perform() (on_prereq): the
+ * next one an interval from when that returned. */
+static void host_left(const struct fetcher *f, struct host *h)
+{
+	if (h->left && h->next < f->performed + host_interval(f, h))
+		h->next = f->performed + host_interval(f, h);
+	h->left = 0;
+}
+
 /*
  * The crawler's retries (linkbot/retry.h): 429 and 503 max_retries times
  * after Retry-After (at most max_retry_after) or 1 s doubling up to 16 s;
@@ -502,6 +517,7 @@ void fetcher_free(struct fetcher *f)
 				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
+		host_left(f, f->hosts[i]);
 		if (f->o.interval > 0)
 			mark_put(f->hosts[i]->origin, f->hosts[i]->next);
 		free(f->hosts[i]->origin);
@@ -570,27 +586,25 @@ long fetcher_started(const struct fetcher *f)
 }
 
 /*
- * Called by curl just before the request goes out. The start was
- * scheduled at h->next - interval; when the thread or the connection made
- * it leave late (a loaded machine, a night of many clients), the next one
- * keeps a whole interval from when this one really left, so the host
- * never sees two requests closer than the interval allows.
+ * Called by curl just before the request goes out (in curl_multi_perform(),
+ * which sends it before it returns). The start was scheduled at h->next -
+ * interval; when the thread or the connection made it leave late (a loaded
+ * machine, a night of many clients), the next one keeps a whole interval
+ * from the return of that curl_multi_perform() (fetcher_run()), so the
+ * host never sees two requests closer than the interval allows.
  */
 static int on_prereq(void *arg, char *ip, char *local_ip, int port,
 		     int local_port)
 {
 	struct xfer *x = arg;
-	double earliest;
 
 	(void)ip;
 	(void)local_ip;
 	(void)port;
 	(void)local_port;
-	earliest = mono() + host_interval(x->f, x->host);
 	x->sent = 1;
 	x->host->unsent--;
-	if (x->host->next < earliest)
-		x->host->next = earliest;
+	x->host->left = 1;
 	return CURL_PREREQFUNC_OK;
 }
 
@@ -804,6 +818,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		 * cap no host waits behind the others for ever */
 		for (k = 0; k < n; k++) {
 			struct host *h = f->hosts[(f->rr + k) % n];
+			host_left(f, h);
 			if (h->head != NULL && h->inflight < f->o.per_host &&
 			    now >= h->next && f->inflight >= max) {
 				if (!f->capped++)
@@ -848,6 +863,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
 			return lb_error_set(err, LB_EINTERNAL,
 					    "curl_multi_perform failed");
+		f->performed = mono();
 		while ((m = curl_multi_info_read(f->multi, &left)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
