@@ -876,7 +876,7 @@ static void test_doc_json_bytes(void **state)
 				assert_non_null(want);
 				assert_string_equal(got, want);
 				doc_read_same(got);
-				if (round % 10 == 0 && wt && ws)
+				if (round % 50 == 0 && wt && ws)
 					doc_read_mutations(got);
 				free(got);
 				free(want);
