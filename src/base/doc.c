@@ -346,7 +346,7 @@ out:
  * \/ \b \f \n \r \t), lists of strings, "links" an array of {"url",
  * "anchor"} objects, "noindex" true and "sources" an object of strings.
  * doc_read() takes that form, keys in any order, and gives up (1) on
- * anything else: a \u escape, a raw control character, a number or null,
+ * anything else: a \u escape, a number or null,
  * white space, a known key twice, a value of a type cJSON's reading would
  * skip, bytes after the object. Then doc_from_cjson() reads it, as every
  * doc was read before, so both give the same doc for any input (test_corpus
@@ -358,42 +358,46 @@ struct doc_rd {
 	int nomem;
 };
 
-/* A string at r->p (after its opening quote is checked here), decoded into
- * *out (malloc'd): 0, or 1 (not the simple form, or no memory: r->nomem). */
+/* A string at r->p (its opening quote checked here), decoded into *out
+ * (malloc'd): 0, or 1 (not the simple form, or no memory: r->nomem). Raw
+ * bytes are copied as they are, control characters too (as cJSON does);
+ * the runs between escapes are found and copied whole (strcspn, memchr):
+ * a page's text is most of a stored doc. */
 static int rd_str(struct doc_rd *r, char **out)
 {
 	const char *p = r->p, *q;
 	char *o;
-	size_t n = 0;
+	size_t esc = 0;
 
 	if (*p++ != '"')
 		return 1;
-	for (q = p; *q != '"'; q++, n++) {
-		if ((unsigned char)*q < 32)
-			return 1;	/* also the end of the input */
-		if (*q == '\\') {
-			q++;
-			if (*q == '\0' || strchr("\"\\/bfnrt", *q) == NULL)
-				return 1;	/* \u, or not JSON */
-		}
-	}
-	if ((*out = o = malloc(n + 1)) == NULL) {
+	for (q = p + strcspn(p, "\"\\"); *q == '\\';
+	     q += 2 + strcspn(q + 2, "\"\\"), esc++)
+		if (q[1] == '\0' || strchr("\"\\/bfnrt", q[1]) == NULL)
+			return 1;	/* \u, or not JSON */
+	if (*q != '"')
+		return 1;	/* the end of the input */
+	if ((*out = o = malloc((size_t)(q - p) - esc + 1)) == NULL) {
 		r->nomem = 1;
 		return 1;
 	}
-	for (; p < q; p++) {
-		if (*p != '\\') {
-			*o++ = *p;
-			continue;
-		}
-		switch (*++p) {
+	while (p < q) {
+		const char *e = esc ? memchr(p, '\\', (size_t)(q - p)) : q;
+
+		memcpy(o, p, (size_t)(e - p));
+		o += e - p;
+		if (e == q)
+			break;
+		switch (e[1]) {
 		case 'b': *o++ = '\b'; break;
 		case 'f': *o++ = '\f'; break;
 		case 'n': *o++ = '\n'; break;
 		case 'r': *o++ = '\r'; break;
 		case 't': *o++ = '\t'; break;
-		default: *o++ = *p;	/* " \ / */
+		default: *o++ = e[1];	/* " \ / */
 		}
+		p = e + 2;
+		esc--;
 	}
 	*o = '\0';
 	r->p = q + 1;
