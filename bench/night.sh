@@ -157,6 +157,11 @@ print(f"   tail after the last request: {start + wall - last:.1f} s; linkbot's "
       f"({(cpu - at_last) / max(len(starts), 1) * 1000:.1f} ms a site); "
       f"until it {at_last / max(sum(map(len, starts.values())), 1) * 1000:.3f} "
       f"ms a request")
+# nginx stamps a request with its cached clock (from its last wake-up):
+# on a loaded machine a start read from its log may be tens of ms off, so
+# a short interval here is not the fetcher's (tcpdump on lo showed every
+# gap >= 0.2501 s when nginx's log said 0.211: bench/RESULTS.md, "the tail,
+# round 4")
 if rates:
     print(f"   host rate: max {max(rates):.1f}/min over a host's crawl, "
           f"shortest 10 intervals {min(win) if win else 0:.3f} s each "

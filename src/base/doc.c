@@ -296,8 +296,8 @@ static int take_list(const cJSON *o, const char *name, struct lb_strlist *l,
 	return 0;
 }
 
-int lb_doc_from_json(const char *json, struct lb_doc *doc,
-		     struct lb_error *err)
+static int doc_from_cjson(const char *json, struct lb_doc *doc,
+			  struct lb_error *err)
 {
 	cJSON *o = cJSON_Parse(json);
 	const cJSON *it;
@@ -338,4 +338,311 @@ out:
 		lb_doc_release(doc);
 	cJSON_Delete(o);
 	return rc;
+}
+
+/*
+ * Reading a stored doc directly. The docs are what lb_doc_to_json() wrote:
+ * one object, no white space, string values with the short escapes (\" \\
+ * \/ \b \f \n \r \t), lists of strings, "links" an array of {"url",
+ * "anchor"} objects, "noindex" true and "sources" an object of strings.
+ * doc_read() takes that form, keys in any order, and gives up (1) on
+ * anything else: a \u escape, a number or null,
+ * white space, a known key twice, a value of a type cJSON's reading would
+ * skip, bytes after the object. Then doc_from_cjson() reads it, as every
+ * doc was read before, so both give the same doc for any input (test_corpus
+ * holds them together). cJSON's parse and tree were ~5 M instructions of a
+ * client's ~69 M tail (bench/RESULTS.md, "the tail, round 4").
+ */
+struct doc_rd {
+	const char *p;
+	int nomem;
+};
+
+/* A string at r->p (its opening quote checked here), decoded into *out
+ * (malloc'd): 0, or 1 (not the simple form, or no memory: r->nomem). Raw
+ * bytes are copied as they are, control characters too (as cJSON does);
+ * the runs between escapes are found and copied whole (strcspn, memchr):
+ * a page's text is most of a stored doc. */
+static int rd_str(struct doc_rd *r, char **out)
+{
+	const char *p = r->p, *q;
+	char *o;
+	size_t esc = 0;
+
+	if (*p++ != '"')
+		return 1;
+	for (q = p + strcspn(p, "\"\\"); *q == '\\';
+	     q += 2 + strcspn(q + 2, "\"\\"), esc++)
+		if (q[1] == '\0' || strchr("\"\\/bfnrt", q[1]) == NULL)
+			return 1;	/* \u, or not JSON */
+	if (*q != '"')
+		return 1;	/* the end of the input */
+	if ((*out = o = malloc((size_t)(q - p) - esc + 1)) == NULL) {
+		r->nomem = 1;
+		return 1;
+	}
+	while (p < q) {
+		const char *e = esc ? memchr(p, '\\', (size_t)(q - p)) : q;
+
+		memcpy(o, p, (size_t)(e - p));
+		o += e - p;
+		if (e == q)
+			break;
+		switch (e[1]) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		default: *o++ = e[1];	/* " \ / */
+		}
+		p = e + 2;
+		esc--;
+	}
+	*o = '\0';
+	r->p = q + 1;
+	return 0;
+}
+
+/* "[" strings "]": each given to add (an lb_strlist or the skipped
+ * "sources"-like value when l is NULL); 0 or 1 as rd_str() */
+static int rd_strings(struct doc_rd *r, struct lb_strlist *l)
+{
+	char *v;
+
+	if (*r->p++ != '[')
+		return 1;
+	if (*r->p == ']') {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		if (rd_str(r, &v))
+			return 1;
+		if (l != NULL && lb_strlist_add(l, v, NULL) < 0) {
+			free(v);
+			r->nomem = 1;
+			return 1;
+		}
+		free(v);
+		if (*r->p == ']') {
+			r->p++;
+			return 0;
+		}
+		if (*r->p++ != ',')
+			return 1;
+	}
+}
+
+/* '{' "key":value,... '}' with string values only: each pair given to
+ * pair(); 0 or 1 */
+static int rd_object(struct doc_rd *r, int (*pair)(void *, char *, char *),
+		     void *arg)
+{
+	char *k, *v;
+
+	if (*r->p++ != '{')
+		return 1;
+	if (*r->p == '}') {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		if (rd_str(r, &k))
+			return 1;
+		if (*r->p++ != ':' || rd_str(r, &v)) {
+			free(k);
+			return 1;
+		}
+		if (pair(arg, k, v))	/* takes k and v */
+			return 1;
+		if (*r->p == '}') {
+			r->p++;
+			return 0;
+		}
+		if (*r->p++ != ',')
+			return 1;
+	}
+}
+
+static int pair_drop(void *arg, char *k, char *v)
+{
+	(void)arg;
+	free(k);
+	free(v);
+	return 0;
+}
+
+/* a link's "url" and "anchor", each at most once, nothing else */
+struct link_rd {
+	char *url, *anchor;
+	int bad;
+};
+
+static int pair_link(void *arg, char *k, char *v)
+{
+	struct link_rd *l = arg;
+	char **dst = strcmp(k, "url") == 0 ? &l->url :
+		     strcmp(k, "anchor") == 0 ? &l->anchor : NULL;
+
+	free(k);
+	if (dst == NULL || *dst != NULL) {
+		free(v);
+		return l->bad = 1;
+	}
+	*dst = v;
+	return 0;
+}
+
+static int rd_links(struct doc_rd *r, struct lb_doclinks *links)
+{
+	if (*r->p++ != '[')
+		return 1;
+	if (*r->p == ']') {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		struct link_rd l = { NULL, NULL, 0 };
+		int bad = rd_object(r, pair_link, &l);
+
+		if (!bad && l.url != NULL &&
+		    lb_doclinks_add(links, l.url, l.anchor, NULL) < 0)
+			bad = r->nomem = 1;
+		free(l.url);
+		free(l.anchor);
+		if (bad)
+			return 1;
+		if (*r->p == ']') {
+			r->p++;
+			return 0;
+		}
+		if (*r->p++ != ',')
+			return 1;
+	}
+}
+
+static int doc_read(const char *json, struct lb_doc *doc, int *nomem)
+{
+	static const char *const strs[] = {
+#define LB_DOC_RD_NAME(name) #name,
+		LB_DOC_STR_FIELDS(LB_DOC_RD_NAME)
+#undef LB_DOC_RD_NAME
+		"text",
+	};
+	char **dst[] = {
+#define LB_DOC_RD_DST(name) &doc->name,
+		LB_DOC_STR_FIELDS(LB_DOC_RD_DST)
+#undef LB_DOC_RD_DST
+		&doc->text,
+	};
+	struct lb_strlist *lists[] = {
+#define LB_DOC_RD_LIST(name) &doc->name,
+		LB_DOC_LIST_FIELDS(LB_DOC_RD_LIST)
+#undef LB_DOC_RD_LIST
+	};
+	static const char *const list_names[] = {
+#define LB_DOC_RD_NAME(name) #name,
+		LB_DOC_LIST_FIELDS(LB_DOC_RD_NAME)
+#undef LB_DOC_RD_NAME
+	};
+	enum { N_STR = sizeof(strs) / sizeof(strs[0]),
+	       N_LIST = sizeof(list_names) / sizeof(list_names[0]) };
+	struct doc_rd r = { json, 0 };
+	unsigned long seen = 0;	/* the known keys read so far */
+	int bad = 1;
+
+	lb_doc_init(doc);
+	if (*r.p++ != '{')
+		goto out;
+	if (*r.p == '}') {
+		r.p++;
+		bad = 0;
+		goto out;
+	}
+	for (;;) {
+		char *k, *v;
+		size_t i;
+		int known = -1, rc;
+
+		if (rd_str(&r, &k))
+			goto out;
+		if (*r.p++ != ':') {
+			free(k);
+			goto out;
+		}
+		for (i = 0; i < N_STR && known < 0; i++)
+			if (strcmp(k, strs[i]) == 0)
+				known = (int)i;
+		for (i = 0; i < N_LIST && known < 0; i++)
+			if (strcmp(k, list_names[i]) == 0)
+				known = (int)(N_STR + i);
+		if (known < 0 && strcmp(k, "links") == 0)
+			known = N_STR + N_LIST;
+		if (known < 0 && strcmp(k, "noindex") == 0)
+			known = N_STR + N_LIST + 1;
+		if (known >= 0) {
+			if (seen & (1ul << known)) {
+				free(k);
+				goto out;	/* cJSON takes the first */
+			}
+			seen |= 1ul << known;
+		}
+		if (known >= 0 && known < N_STR) {
+			if ((rc = rd_str(&r, &v)) == 0 && v[0] != '\0')
+				*dst[known] = v;
+			else if (rc == 0)
+				free(v);
+		} else if (known >= N_STR && known < N_STR + N_LIST) {
+			rc = rd_strings(&r, lists[known - N_STR]);
+		} else if (known == N_STR + N_LIST) {
+			rc = rd_links(&r, &doc->links);
+		} else if (known == N_STR + N_LIST + 1 || *r.p == 't' ||
+			   *r.p == 'f') {
+			rc = 1;
+			if (strncmp(r.p, "true", 4) == 0) {
+				r.p += 4;
+				rc = 0;
+				doc->noindex |= known >= 0;
+			} else if (strncmp(r.p, "false", 5) == 0) {
+				r.p += 5;
+				rc = 0;
+			}
+		} else if (*r.p == '"') {	/* an unknown key's value */
+			rc = rd_str(&r, &v);
+			if (rc == 0)
+				free(v);
+		} else if (*r.p == '[') {
+			rc = rd_strings(&r, NULL);
+		} else {
+			rc = rd_object(&r, pair_drop, NULL);
+		}
+		free(k);
+		if (rc)
+			goto out;
+		if (*r.p == '}') {
+			r.p++;
+			bad = *r.p != '\0';
+			goto out;
+		}
+		if (*r.p++ != ',')
+			goto out;
+	}
+out:
+	*nomem = r.nomem;
+	if (bad)
+		lb_doc_release(doc);
+	return bad;
+}
+
+int lb_doc_from_json(const char *json, struct lb_doc *doc,
+		     struct lb_error *err)
+{
+	int nomem = 0;
+
+	if (json != NULL && doc_read(json, doc, &nomem) == 0)
+		return 0;
+	if (nomem)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	return doc_from_cjson(json, doc, err);
 }

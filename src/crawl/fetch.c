@@ -6,11 +6,18 @@
  * Rate. Each host (origin: scheme, host, port) has a FIFO of requests and a
  * time `next` before which no request to it may start. Starting one moves
  * `next` one interval on (interval = 60 / pages_per_minute, times the
- * backoff factor). A late start may catch up at most a twentieth of an
- * interval, so the rate is held smoothly and never bursts: over any window
- * of n intervals at most n+1 requests start. Several requests may be in
- * flight per host (per_host), so a slow page does not delay the next start:
- * the rate holds as long as latency < per_host * interval.
+ * backoff factor), from when the request really left: curl calls
+ * on_prereq just before it sends the request, and sends it before
+ * curl_multi_perform() returns, so the interval counts from that return
+ * (a thread preempted between the two at load 88 sent requests 60 ms
+ * late, and the next one on time made a short gap on the wire). A late
+ * start is never caught up, and the next request of a host waits until the
+ * one before has left (a slow connect): the origin never sees two requests
+ * of a host closer than the interval (bench/RESULTS.md, "the tail, round
+ * 4": a catch-up of a twentieth showed 0.238 s gaps on the wire). Several
+ * requests may be in flight per host (per_host), so a slow page does not
+ * delay the next start: the rate holds as long as latency < per_host *
+ * interval.
  *
  * Backoff. 429 and 503 are retried (max_retries) after Retry-After (seconds
  * or a date; default 1 s, doubling), and the whole host waits that long and
@@ -60,7 +67,8 @@ struct host {
 	char *origin;
 	struct fetch_req *head, *tail;
 	int inflight;
-	int sent;		/* requests that left (on_prereq) */
+	int unsent;		/* started, not yet left (on_prereq) */
+	int left;		/* one left in the last curl_multi_perform() */
 	double next;		/* monotonic seconds */
 	struct fetch_pace pace;
 };
@@ -74,6 +82,7 @@ struct xfer {
 	int refused;
 	int wrong_type;
 	int too_big;
+	int sent;		/* on_prereq ran */
 	size_t cap;
 	struct fetcher *f;
 };
@@ -88,6 +97,7 @@ struct fetcher {
 	size_t rr;		/* the host served first next round */
 	int capped;		/* the global cap was logged */
 	int starved;		/* a host was ready, the night's slots not */
+	double performed;	/* when curl_multi_perform() last returned */
 	CURL *idle[FETCH_IDLE_HANDLES];	/* reset easy handles to reuse */
 	size_t n_idle;
 };
@@ -444,6 +454,15 @@ static double host_interval(const struct fetcher *f, const struct host *h)
 	return f->o.interval * fetch_pace_factor(&h->pace);
 }
 
+/* A request of h left in the last curl_multi_perform() (on_prereq): the
+ * next one an interval from when that returned. */
+static void host_left(const struct fetcher *f, struct host *h)
+{
+	if (h->left && h->next < f->performed + host_interval(f, h))
+		h->next = f->performed + host_interval(f, h);
+	h->left = 0;
+}
+
 /*
  * The crawler's retries (linkbot/retry.h): 429 and 503 max_retries times
  * after Retry-After (at most max_retry_after) or 1 s doubling up to 16 s;
@@ -498,6 +517,7 @@ void fetcher_free(struct fetcher *f)
 				f->o.udata_free(r->udata);
 			fetch_req_free(r);
 		}
+		host_left(f, f->hosts[i]);
 		if (f->o.interval > 0)
 			mark_put(f->hosts[i]->origin, f->hosts[i]->next);
 		free(f->hosts[i]->origin);
@@ -566,31 +586,25 @@ long fetcher_started(const struct fetcher *f)
 }
 
 /*
- * Called by curl just before the request goes out. The start was
- * scheduled at h->next - interval; when the thread or the connection made
- * it leave late (a loaded machine, a night of many clients), the next one
- * keeps its distance from when this one really left, so the host never
- * sees two requests closer than the interval allows. The first request
- * to a host sets the grid a whole interval on from when it left: a night
- * of a thousand hosts opens a thousand connections at once, the first
- * requests leave late, and a grid kept from the planned start made the
- * whole crawl a little faster than the rate at the origin (102 requests
- * in 25.0 s at 240 a minute: 242 a minute, bench/RESULTS.md).
+ * Called by curl just before the request goes out (in curl_multi_perform(),
+ * which sends it before it returns). The start was scheduled at h->next -
+ * interval; when the thread or the connection made it leave late (a loaded
+ * machine, a night of many clients), the next one keeps a whole interval
+ * from the return of that curl_multi_perform() (fetcher_run()), so the
+ * host never sees two requests closer than the interval allows.
  */
 static int on_prereq(void *arg, char *ip, char *local_ip, int port,
 		     int local_port)
 {
 	struct xfer *x = arg;
-	double earliest;
 
 	(void)ip;
 	(void)local_ip;
 	(void)port;
 	(void)local_port;
-	earliest = mono() + host_interval(x->f, x->host) *
-			    (x->host->sent++ ? 0.95 : 1.0);
-	if (x->host->next < earliest)
-		x->host->next = earliest;
+	x->sent = 1;
+	x->host->unsent--;
+	x->host->left = 1;
 	return CURL_PREREQFUNC_OK;
 }
 
@@ -667,6 +681,7 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 		return lb_error_set(err, LB_EINTERNAL, "curl_multi_add_handle");
 	}
 	h->inflight++;
+	h->unsent += f->o.interval > 0;
 	f->inflight++;
 	f->started++;
 	log_debug("GET %s", req->url);
@@ -733,6 +748,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 	req = x->req;
 	x->host->inflight--;
+	x->host->unsent -= f->o.interval > 0 && !x->sent;
 	f->inflight--;
 	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -802,6 +818,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		 * cap no host waits behind the others for ever */
 		for (k = 0; k < n; k++) {
 			struct host *h = f->hosts[(f->rr + k) % n];
+			host_left(f, h);
 			if (h->head != NULL && h->inflight < f->o.per_host &&
 			    now >= h->next && f->inflight >= max) {
 				if (!f->capped++)
@@ -812,7 +829,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 				break;
 			}
 			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       now >= h->next && f->inflight < max &&
+			       !h->unsent && now >= h->next && f->inflight < max &&
 			       slot_take(f)) {
 				struct fetch_req *r = h->head;
 				double iv = host_interval(f, h);
@@ -828,8 +845,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 					fetch_req_free(r);
 					return -1;
 				}
-				if (h->next < now - iv / 20)
-					h->next = now - iv / 20;
+				if (h->next < now)
+					h->next = now;
 				h->next += iv;
 			}
 			if (h->head != NULL && h->inflight < f->o.per_host &&
@@ -846,6 +863,7 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
 			return lb_error_set(err, LB_EINTERNAL,
 					    "curl_multi_perform failed");
+		f->performed = mono();
 		while ((m = curl_multi_info_read(f->multi, &left)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;

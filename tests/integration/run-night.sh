@@ -101,12 +101,12 @@ read hosts reqs mingap win5 late shared < "$WORK/hosts.txt"
 echo "  $hosts hosts, >= $reqs requests each, smallest gap between two requests of a host ${mingap} s (${win5} s over 5), $late hosts started after the first host's last request"
 check "every host was crawled (robots.txt, sitemap, $PAGES pages)" \
 	test "$hosts" -eq $SITES -a "$reqs" -ge $((PAGES + 2))
-# 60 pages a minute: 1 s between the starts of two requests of a host (the
-# fetcher may start one 1/20 of the interval early; the log has ms, and a
-# request may reach nginx late on a loaded machine, so the next gap looks
-# shorter: averaged over 5 intervals that noise is gone)
-check "politeness: no host faster than 60 a minute (any 5 intervals >= 5 x 0.95 s)" \
-	python3 -c "import sys; sys.exit(0 if $win5 >= 0.95 else 1)"
+# 60 pages a minute: at least 1 s between the starts of two requests of a
+# host (the log has ms, and a request may reach nginx late on a loaded
+# machine, so the next gap looks shorter: averaged over 5 intervals that
+# noise is mostly gone; crawl-polite.sh checks every gap of a late start)
+check "politeness: no host faster than 60 a minute (any 5 intervals >= 5 x 0.99 s)" \
+	python3 -c "import sys; sys.exit(0 if $win5 >= 0.99 else 1)"
 check "politeness: never two requests of a host at once (every gap >= 0.75 s)" \
 	python3 -c "import sys; sys.exit(0 if $mingap >= 0.75 else 1)"
 check "a host of two clients was crawled twice, at its rate (the gaps above)" \

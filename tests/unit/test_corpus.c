@@ -677,6 +677,151 @@ static char *rand_str(unsigned *seed, size_t n)
 	return s;
 }
 
+/*
+ * lb_doc_from_json() reads the form lb_doc_to_json() writes directly and
+ * hands anything else to cJSON; the reference below is the cJSON reading
+ * it replaced: both must give the same doc (or both fail) for any input.
+ */
+static int doc_read_cjson(const char *json, struct lb_doc *doc)
+{
+	cJSON *o = cJSON_Parse(json);
+	const cJSON *it;
+
+	lb_doc_init(doc);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return -1;
+	}
+#define REF_TAKE_STR(name)                                                \
+	it = cJSON_GetObjectItemCaseSensitive(o, #name);                  \
+	if (cJSON_IsString(it) && it->valuestring[0] != '\0')             \
+		doc->name = strdup(it->valuestring);
+	LB_DOC_STR_FIELDS(REF_TAKE_STR)
+	REF_TAKE_STR(text)
+#undef REF_TAKE_STR
+#define REF_TAKE_LIST(name)                                               \
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, #name)) \
+		if (cJSON_IsString(it))                                   \
+			assert_int_equal(lb_strlist_add(&doc->name,       \
+					 it->valuestring, NULL), 0);
+	LB_DOC_LIST_FIELDS(REF_TAKE_LIST)
+#undef REF_TAKE_LIST
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "links")) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "url");
+		const cJSON *an = cJSON_GetObjectItemCaseSensitive(it, "anchor");
+
+		if (cJSON_IsString(u))
+			assert_int_equal(lb_doclinks_add(&doc->links,
+				u->valuestring,
+				cJSON_IsString(an) ? an->valuestring : NULL,
+				NULL), 0);
+	}
+	doc->noindex = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+								     "noindex"));
+	cJSON_Delete(o);
+	return 0;
+}
+
+static void str_same(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* lb_doc_from_json() and the cJSON reading agree on json */
+static void doc_read_same(const char *json)
+{
+	struct lb_doc a, b;
+	struct lb_error err;
+	int ra = lb_doc_from_json(json, &a, &err);
+	int rb = doc_read_cjson(json, &b);
+	size_t i;
+
+	assert_int_equal(ra, rb);
+	if (ra == 0) {
+#define SAME_STR(name) str_same(a.name, b.name);
+		LB_DOC_STR_FIELDS(SAME_STR)
+		SAME_STR(text)
+#undef SAME_STR
+#define SAME_LIST(name)                                                 \
+		assert_int_equal(a.name.n, b.name.n);                   \
+		for (i = 0; i < a.name.n; i++)                          \
+			assert_string_equal(a.name.v[i], b.name.v[i]);
+		LB_DOC_LIST_FIELDS(SAME_LIST)
+#undef SAME_LIST
+		assert_int_equal(a.links.n, b.links.n);
+		for (i = 0; i < a.links.n; i++) {
+			str_same(a.links.v[i].url, b.links.v[i].url);
+			str_same(a.links.v[i].anchor, b.links.v[i].anchor);
+		}
+		assert_int_equal(a.noindex, b.noindex);
+	}
+	lb_doc_release(&a);
+	lb_doc_release(&b);
+}
+
+/* the reading of every prefix of json and of json with one byte changed
+ * (to each of a few bytes that make other forms) */
+static void doc_read_mutations(const char *json)
+{
+	static const char bytes[] = " \"\\,:[]{}0nu\x01tf";
+	size_t n = strlen(json), i, k;
+	char *m = strdup(json);
+
+	assert_non_null(m);
+	for (i = 0; i <= n; i++) {
+		char c = m[i];
+
+		m[i] = '\0';
+		doc_read_same(m);
+		for (k = 0; k < sizeof(bytes) - 1 && i < n; k++) {
+			m[i] = bytes[k];
+			doc_read_same(m);
+		}
+		m[i] = c;
+	}
+	free(m);
+}
+
+static void test_doc_read(void **state)
+{
+	static const char *const cases[] = {
+		"{}", "[]", "", " {}", "{} ", "{}x", "\"x\"", "null",
+		"{\"title\":\"a\",\"title\":\"b\"}",
+		"{\"title\":\"\\u00e9t\\u00E9\",\"url\":\"/x\"}",
+		"{\"title\":\"a\\/b\\\\c\\\"d\\b\\f\\n\\r\\t\"}",
+		"{\"title\":\"\",\"description\":\"d\"}",
+		"{\"title\":1,\"description\":null,\"url\":true}",
+		"{ \"title\" : \"spaced\" }",
+		"{\"author\":[\"a\",\"b\",\"a\",\"\"],\"category\":[]}",
+		"{\"author\":[\"a\",1,null,\"b\"],\"category\":\"c\"}",
+		"{\"author\":{\"x\":\"a\"}}",
+		"{\"links\":[{\"url\":\"/a\",\"anchor\":\"A\"},{\"url\":\"/b\"},"
+		"{\"anchor\":\"no url\"},{}]}",
+		"{\"links\":[{\"url\":\"/a\",\"url\":\"/b\"}]}",
+		"{\"links\":[{\"url\":\"/a\",\"anchor\":3}]}",
+		"{\"links\":[{\"url\":\"/a\",\"rel\":\"x\"}],\"noindex\":true}",
+		"{\"links\":\"/a\",\"noindex\":false}",
+		"{\"noindex\":1}", "{\"noindex\":true,\"noindex\":false}",
+		"{\"sources\":{\"title\":\"h1\",\"url\":\"url\"},\"title\":\"t\"}",
+		"{\"sources\":{\"title\":1},\"title\":\"t\"}",
+		"{\"other\":[\"x\"],\"other\":\"y\",\"flag\":true,\"title\":\"t\"}",
+		"{\"other\":[[\"x\"]],\"title\":\"t\"}",
+		"{\"text\":\"raw\x01control\",\"title\":\"t\"}",
+		"{\"text\":\"bad \\x escape\"}",
+		"{\"t\\u0069tle\":\"t\"}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		doc_read_same(cases[i]);
+		doc_read_mutations(cases[i]);
+	}
+}
+
 static void test_doc_json_bytes(void **state)
 {
 	unsigned seed = 25;
@@ -730,6 +875,9 @@ static void test_doc_json_bytes(void **state)
 				assert_non_null(got);
 				assert_non_null(want);
 				assert_string_equal(got, want);
+				doc_read_same(got);
+				if (round % 50 == 0 && wt && ws)
+					doc_read_mutations(got);
 				free(got);
 				free(want);
 			}
@@ -754,6 +902,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_bad_state_dir),
 		cmocka_unit_test(test_doc_json_bytes),
+		cmocka_unit_test(test_doc_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
