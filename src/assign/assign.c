@@ -3176,7 +3176,7 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 			size_t a = S->off[v] + idx;
 			uint32_t t = tnode(S, S->tg[a]);
 
-			if (S->fl[a] & 1 || S->cost[a] + p[v] - p[t] != 0)
+			if (S->fl[a] & 1 || S->cost[a] + p[v] - tpot(S, t) != 0)
 				return 0;
 			*w = t;
 			*via = (uint32_t)a;
@@ -3196,12 +3196,13 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 	if (is_tgt(S, v)) {
 		uint32_t t = v - (uint32_t)S->ns;
 		size_t deg = S->nused[t];
+		int64_t pv = tpot(S, v);
 
 		if (idx < deg) {
 			size_t i = S->ulist[S->roff[t] + idx];
 			uint32_t a = S->rarc[i], s = S->rsrc[i];
 
-			if (-S->cost[a] + p[v] - p[s] != 0)
+			if (-S->cost[a] + pv - p[s] != 0)
 				return 0;
 			*w = s;
 			*via = a;
@@ -3210,14 +3211,14 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 		if (idx == deg && S->hub && S->q[t] > 0) {
 			uint32_t h = hnode(S, S->gt[t]);
 
-			if (p[v] - p[h] != 0)
+			if (pv - p[h] != 0)
 				return 0;
 			*w = h;
 			*via = VIA_HUB_T;
 			return 1;
 		}
 		if (idx == deg + 1 && S->fy[t] < fty_cap(S, t)) {
-			if (p[v] - p[S->y] != 0)
+			if (pv - p[S->y] != 0)
 				return 0;
 			*w = S->y;
 			*via = VIA_Y;
@@ -3228,17 +3229,22 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 	if (is_hub(S, v)) {
 		uint32_t g = v - hnode(S, 0);
 		size_t nt = S->gtoff[g + 1] - S->gtoff[g];
+		size_t nsg = S->gsoff[g + 1] - S->gsoff[g];
 
 		if (idx < nt) {
 			uint32_t t = tnode(S, S->gtgt[S->gtoff[g] + idx]);
 
-			if (p[v] - p[t] != 0)
+			/* collapsed: the plateau is crossed, not entered;
+			 * only a deficit ends a path here */
+			if (p[v] - tpot(S, t) != 0 ||
+			    (S->collapse &&
+			     def_of(S, t - (uint32_t)S->ns) == 0))
 				return 0;
 			*w = t;
 			*via = VIA_HUB_T;
 			return 1;
 		}
-		if (idx < nt + S->gsoff[g + 1] - S->gsoff[g]) {
+		if (idx < nt + nsg) {
 			uint32_t s = S->gsrc[S->gsoff[g] + idx - nt];
 
 			if (S->r[s] == 0 || -S->cost_r + p[v] - p[s] != 0)
@@ -3247,12 +3253,23 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 			*via = VIA_SRC_HUB;
 			return 1;
 		}
+		if (S->collapse && idx < nt + 2 * nsg) {
+			/* hub -> t -> s over s's weakest link (expand_fwd) */
+			uint32_t s = S->gsrc[S->gsoff[g] + idx - nt - nsg];
+
+			if (!hub_src(S, s) || S->wmin[s] == INT64_MAX ||
+			    p[v] + S->wmin[s] - p[s] != 0)
+				return 0;
+			*w = s;
+			*via = VIA_HUB_TS;
+			return 1;
+		}
 		return 0;
 	}
 	if (idx < S->nt) {
 		uint32_t t = tnode(S, idx);
 
-		if (S->fy[idx] == 0 || p[v] - p[t] != 0)
+		if (S->fy[idx] == 0 || p[v] - tpot(S, t) != 0)
 			return 0;
 		*w = t;
 		*via = VIA_Y;
@@ -3271,7 +3288,8 @@ static uint32_t arc_count(const struct solver *S, uint32_t v)
 		uint32_t g = v - hnode(S, 0);
 
 		return (uint32_t)(S->gtoff[g + 1] - S->gtoff[g] +
-				  S->gsoff[g + 1] - S->gsoff[g]);
+				  (S->collapse ? 2u : 1u) *
+					  (S->gsoff[g + 1] - S->gsoff[g]));
 	}
 	return (uint32_t)S->nt;
 }
@@ -3649,6 +3667,9 @@ out:
 #define NIGHT_ROUNDS 32
 #define NIGHT_TAIL 2
 
+static int night_collapse_on(struct solver *S);
+static void night_uncollapse(struct solver *S);
+
 /*
  * Step 3's blocking flow: unit paths over tight arcs from x (an excess
  * target, or a hub holding *units) to a hub (toward_hub) or a deficit
@@ -3694,6 +3715,9 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	int64_t R = 0;
 	uint32_t v;
 
+	/* from the hubs: the plateau crossed as one node (issue 17g) */
+	if (!toward_hub && S->cap == CAP_INF && night_collapse_on(S) < 0)
+		return -1;
 	new_epoch(S);
 	for (g = 0; g < S->ng; g++) {
 		v = hnode(S, (uint32_t)g);
@@ -3716,6 +3740,17 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		}
 		if (S->done[v] == S->epoch || it.key > S->dist[v])
 			continue;
+		if (is_tgt(S, v) && night_covered(S, v, it.key)) {
+			/* behind its hub: a deficit is settled (it counts),
+			 * what it would relax the hub relaxed */
+			if (def_of(S, v - (uint32_t)S->ns) == 0)
+				continue;
+			S->done[v] = S->epoch;
+			S->settled[S->n_settled++] = v;
+			R = it.key;
+			got += def_of(S, v - (uint32_t)S->ns);
+			continue;
+		}
 		S->done[v] = S->epoch;
 		S->settled[S->n_settled++] = v;
 		R = it.key;
@@ -3728,11 +3763,31 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	}
 	S->night_settled += S->n_settled;
 	settled = S->n_settled;
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		S->p[v] += toward_hub ? R - S->dist[v] : S->dist[v] - R;
-		if (v < S->ns + S->nt)
-			ph_update(S, v);
+	if (S->collapse) {
+		/* as augment(): targets from their capped potential, the
+		 * hubs last (each falls by R: the cap lowers the plateau) */
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_tgt(S, v))
+				S->p[v] = tpot(S, v) + S->dist[v] - R;
+			else if (!is_hub(S, v))
+				S->p[v] += S->dist[v] - R;
+		}
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_hub(S, v))
+				S->p[v] += S->dist[v] - R;
+			else if (v < S->ns + S->nt)
+				ph_update(S, v);
+		}
+	} else {
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			S->p[v] += toward_hub ? R - S->dist[v] :
+						S->dist[v] - R;
+			if (v < S->ns + S->nt)
+				ph_update(S, v);
+		}
 	}
 	new_epoch(S);
 	memset(cur, 0, S->nn * sizeof(uint32_t));
@@ -3747,6 +3802,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		for (g = 0; g < S->ng; g++)
 			moved += round_block(S, hnode(S, (uint32_t)g), 0, units,
 					     stk, svia, cur);
+		night_uncollapse(S);
 	}
 	log_debug("assign: night round, %s the hubs: %zu nodes settled, %zu "
 		  "units moved; deficit %zu, excess %zu", toward_hub ? "to" :
@@ -3930,15 +3986,23 @@ static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
 	return 0;
 }
 
+/* The plateau collapsed: kinds 5 and 6, potentials read by tpot(). */
+static int night_collapse_on(struct solver *S)
+{
+	S->collapse = 1;
+	if (night_alloc(S) < 0)
+		return -1;
+	ph_rebuild(S);
+	return 0;
+}
+
 /* Step 2's collapse on; el[0 .. *ne) the excess targets. */
 static int night_collapse(struct solver *S, uint32_t *el, size_t *ne)
 {
 	size_t t;
 
-	S->collapse = 1;
-	if (night_alloc(S) < 0)
+	if (night_collapse_on(S) < 0)
 		return -1;
-	ph_rebuild(S);
 	*ne = 0;
 	for (t = 0; t < S->nt; t++)
 		if (exc_of(S, (uint32_t)t))
