@@ -222,6 +222,7 @@ struct solver {
 	int collapse;
 	int64_t *wmin;		/* per source: -cost of its weakest link */
 	size_t night_settled;	/* nodes the night's searches settled */
+	size_t night_halves;	/* step 3's half-rounds */
 
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
@@ -3762,6 +3763,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 			return -1;
 	}
 	S->night_settled += S->n_settled;
+	S->night_halves++;
 	settled = S->n_settled;
 	if (S->collapse) {
 		/* as augment(): targets from their capped potential, the
@@ -4827,6 +4829,8 @@ static int solve_once(const struct lb_candidates *cand,
 	if (r == 3) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
 		st->routed = 1;
+		st->night_halves = S.night_halves;
+		st->night_settled = S.night_settled;
 		r = 0;
 	} else if (r == 2) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
