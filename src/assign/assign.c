@@ -223,6 +223,13 @@ struct solver {
 	int64_t *wmin;		/* per source: -cost of its weakest link */
 	size_t night_settled;	/* nodes the night's searches settled */
 	size_t night_halves;	/* step 3's half-rounds */
+	/* step 3's backward half (round_half(), "both halves collapsed"):
+	 * per group, its sources by their cheapest unused arc into a target
+	 * that holds a hub unit, cost + p(s); whether such a target has
+	 * flow to Y */
+	int collapse_back;
+	struct iheap *bq;
+	uint8_t *bfy;
 
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
@@ -951,6 +958,20 @@ static int expand_back(struct solver *S, uint32_t v, int64_t ev)
 				  VIA_SRC_HUB) < 0)
 				return -1;
 		}
+	} else if (is_hub(S, v) && S->collapse_back) {
+		uint32_t g = v - hnode(S, 0);
+		const struct iheap *b = &S->bq[g];
+
+		/* the targets holding hub units are not entered: their
+		 * sources come through them at cost + p(s) - p(h) */
+		if (walk_start(S, 5 * g, v, ev + S->cost_r - p[v]) < 0)
+			return -1;
+		if (b->n > 0 && heap_push(S, ev - p[v] + b->a[0].key,
+					  (uint32_t)(S->nn + NKIND_ALL(S)) + g) < 0)
+			return -1;
+		if (S->bfy[g] &&
+		    relax(S, S->y, ev + p[S->y] - p[v], v, VIA_Y) < 0)
+			return -1;
 	} else if (is_hub(S, v)) {
 		uint32_t g = v - hnode(S, 0);
 
@@ -1244,6 +1265,10 @@ static void solver_free(struct solver *S)
 	for (size_t g = 0; g < 7; g++)
 		free(S->hpos[g]);
 	free(S->wmin);
+	if (S->bq != NULL)
+		for (size_t g = 0; g < S->ng; g++)
+			free(S->bq[g].a);
+	free(S->bq); free(S->bfy);
 	free(S->ph); free(S->walks); free(S->top);
 	memset(S, 0, sizeof(*S));
 }
@@ -3703,6 +3728,102 @@ static size_t round_block(struct solver *S, uint32_t x, int toward_hub,
 }
 
 /*
+ * The backward half with the plateau collapsed. A target holding a hub
+ * unit (q > 0) has residual arcs both ways to its hub, so its potential
+ * is the hub's and it is at distance 0 from it: the search would settle
+ * every one of them (a third to a half of the targets) and scan all
+ * their in-arcs. Instead, when hub h is settled, each source s is
+ * offered once through the cheapest of them, at cost(s, t) + p(s) -
+ * p(h) (a heap per group built for the half, walked lazily through a
+ * token as the walks are), and Y through one with flow to Y. Their
+ * excess counts from the start; they are never settled, and after the
+ * half they take the hub's new potential (p += R - 0, as a settled node
+ * at distance 0). Flow moves only in the blocking flow that follows,
+ * in the ordinary mode. Returns 1 on (*got the units at those targets),
+ * 0 not here (caps, or a target off its hub's level), -1 no memory.
+ */
+static int back_collapse_on(struct solver *S, size_t *got)
+{
+	size_t g, s, t, i;
+
+	if (!S->hub || S->cap != CAP_INF)
+		return 0;
+	for (t = 0; t < S->nt; t++)
+		if (S->q[t] > 0 && S->p[tnode(S, (uint32_t)t)] !=
+					   S->p[hnode(S, S->gt[t])])
+			return 0;
+	if (S->bq == NULL) {
+		S->bq = calloc(S->ng + 1, sizeof(*S->bq));
+		S->bfy = calloc(S->ng + 1, 1);
+		if (!S->bq || !S->bfy)
+			return -1;
+	}
+	for (g = 0; g < S->ng; g++) {
+		S->bq[g].n = 0;
+		S->bfy[g] = 0;
+	}
+	for (t = 0; t < S->nt; t++)
+		if (S->q[t] > 0) {
+			*got += exc_of(S, (uint32_t)t);
+			if (S->fy[t] > 0)
+				S->bfy[S->gt[t]] = 1;
+		}
+	for (s = 0; s < S->ns; s++) {
+		if (S->gs[s] == NONE)
+			continue;
+		/* arcs by cost ascending: the first such arc is the cheapest */
+		for (i = S->off[s]; i < S->off[s + 1]; i++)
+			if (!(S->fl[i] & 1) && S->q[S->tg[i]] > 0) {
+				if (iheap_push(&S->bq[S->gs[s]],
+					       S->cost[i] + S->p[s],
+					       (uint32_t)s) < 0)
+					return -1;
+				break;
+			}
+	}
+	S->collapse_back = 1;
+	return 1;
+}
+
+/* The token of group g's heap came up: offer its next source. */
+static int back_step(struct solver *S, uint32_t g)
+{
+	struct iheap *b = &S->bq[g];
+	uint32_t h = hnode(S, g);
+	int64_t base = S->dist[h] - S->p[h];
+	struct heap_item it;
+
+	if (b->n == 0)
+		return 0;
+	it = iheap_pop(b);
+	if (relax(S, it.node, base + it.key, h, VIA_HUB_T) < 0)
+		return -1;
+	if (b->n > 0)
+		return heap_push(S, base + b->a[0].key,
+				 (uint32_t)(S->nn + NKIND_ALL(S)) + g);
+	return 0;
+}
+
+/* After the backward half's potentials: the targets holding hub units
+ * at their hub's new level; the collapse off. */
+static void back_collapse_off(struct solver *S)
+{
+	size_t t;
+
+	if (!S->collapse_back)
+		return;
+	S->collapse_back = 0;
+	for (t = 0; t < S->nt; t++) {
+		uint32_t v = tnode(S, (uint32_t)t), h = hnode(S, S->gt[t]);
+
+		if (S->q[t] > 0 && S->p[v] != S->p[h]) {
+			S->p[v] = S->p[h];
+			ph_update(S, v);
+		}
+	}
+}
+
+/*
  * Half a round: a Dijkstra from every hub (backward toward the excess
  * targets, or forward toward the deficits) until all of them are
  * settled, p moved so that every shortest path to or from a hub is
@@ -3716,8 +3837,10 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	int64_t R = 0;
 	uint32_t v;
 
-	/* from the hubs: the plateau crossed as one node (issue 17g) */
+	/* the plateau crossed as one node in both halves (issue 17g) */
 	if (!toward_hub && S->cap == CAP_INF && night_collapse_on(S) < 0)
+		return -1;
+	if (toward_hub && back_collapse_on(S, &got) < 0)
 		return -1;
 	new_epoch(S);
 	for (g = 0; g < S->ng; g++) {
@@ -3734,6 +3857,12 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		struct heap_item it = heap_pop(S);
 
 		v = it.node;
+		if (v >= S->nn + NKIND_ALL(S)) {
+			if (back_step(S, v - (uint32_t)(S->nn +
+							 NKIND_ALL(S))) < 0)
+				return -1;
+			continue;
+		}
 		if (v >= S->nn) {
 			if (walk_step(S, v - (uint32_t)S->nn) < 0)
 				return -1;
@@ -3741,6 +3870,8 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		}
 		if (S->done[v] == S->epoch || it.key > S->dist[v])
 			continue;
+		if (S->collapse_back && is_tgt(S, v) && S->q[v - S->ns] > 0)
+			continue;	/* at the hub's level: counted */
 		if (is_tgt(S, v) && night_covered(S, v, it.key)) {
 			/* behind its hub: a deficit is settled (it counts),
 			 * what it would relax the hub relaxed */
@@ -3790,6 +3921,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 			if (v < S->ns + S->nt)
 				ph_update(S, v);
 		}
+		back_collapse_off(S);
 	}
 	new_epoch(S);
 	memset(cur, 0, S->nn * sizeof(uint32_t));
