@@ -4176,9 +4176,9 @@ static int night_route(struct solver *S)
 		rc = night_rounds(S, units);
 	if (rc == 2) {
 		/* the tail: a unit a round, a round two whole searches */
-		double t0 = cpu_seconds();
 		size_t n0 = S->night_settled;
 
+		t0 = cpu_seconds();
 		a0 = S->augmentations;
 		rc = night_collapse(S, el, &ne) < 0 ? -1 :
 			night_paths(S, el, &ne, units, SIZE_MAX);
