@@ -3679,6 +3679,20 @@ out:
  *     forward (from excess), so the hubs' potentials only fall and the
  *     cap stays valid; the caps are written back before step 3.
  *
+ * Both halves of step 3 collapsed (issue 17g). The forward half (from
+ * the hubs) runs in the mode above: its search starts at the hubs, so
+ * the hubs' potentials only fall (p += d - R, d = 0), and its blocking
+ * flow walks a collapsed hub (tight_arc()): to a deficit target at the
+ * hub's level, or to a source over its weakest link (VIA_HUB_TS, whose
+ * two arcs are tight when their sum is); the caps are written back
+ * after. The backward half (to the hubs) raises the hubs' potentials,
+ * so a cap cannot serve; it uses what makes the plateau there: a target
+ * holding hub units has residual arcs both ways to its hub, so its
+ * potential is the hub's, and those targets are not entered at all
+ * (back_collapse_on(), notes there). At N = 100,000 the night's nodes
+ * settled fell from 1,486,697 to 1,230,227 (forward halves 199,906 ->
+ * 153,856, backward 199,991 -> 160,703), the links the same.
+ *
  * Step 3 runs when the start is balanced at Y (tot_exc == tot_def: k =
  * L, no surplus to route to Y) in hub mode; otherwise, or past
  * NIGHT_ROUNDS rounds, or when a unit finds no path, the solve goes back
