@@ -1082,6 +1082,30 @@ static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
 	       S->dist[h] + S->p[h] - tpot(S, v) <= dv;
 }
 
+/* A forward search in collapse mode ended at distance e: p += d - e on
+ * the settled nodes, a target's from its capped potential, the hubs
+ * last (a hub's fall lowers the cap of every target of its group). */
+static void collapse_shift(struct solver *S, int64_t e)
+{
+	size_t i;
+	uint32_t v;
+
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		if (is_tgt(S, v))
+			S->p[v] = tpot(S, v) + S->dist[v] - e;
+		else if (!is_hub(S, v))
+			S->p[v] += S->dist[v] - e;
+	}
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		if (is_hub(S, v))
+			S->p[v] += S->dist[v] - e;
+		else if (v < S->ns + S->nt)
+			ph_update(S, v);
+	}
+}
+
 static void new_epoch(struct solver *S)
 {
 	S->hq.n = 0;
@@ -1151,22 +1175,7 @@ static int augment(struct solver *S, uint32_t from, int backward, size_t cap)
 		return 0;
 	/* potentials: keep rc >= 0, make the path tight */
 	if (S->collapse) {
-		/* hubs last: a target's new potential is taken from its
-		 * capped one */
-		for (i = 0; i < S->n_settled; i++) {
-			v = S->settled[i];
-			if (is_tgt(S, v))
-				S->p[v] = tpot(S, v) + S->dist[v] - e;
-			else if (!is_hub(S, v))
-				S->p[v] += S->dist[v] - e;
-		}
-		for (i = 0; i < S->n_settled; i++) {
-			v = S->settled[i];
-			if (is_hub(S, v))
-				S->p[v] += S->dist[v] - e;
-			else if (v < S->ns + S->nt)
-				ph_update(S, v);
-		}
+		collapse_shift(S, e);
 	} else {
 		for (i = 0; i < S->n_settled; i++) {
 			v = S->settled[i];
@@ -3912,22 +3921,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	S->night_halves++;
 	settled = S->n_settled;
 	if (S->collapse) {
-		/* as augment(): targets from their capped potential, the
-		 * hubs last (each falls by R: the cap lowers the plateau) */
-		for (i = 0; i < S->n_settled; i++) {
-			v = S->settled[i];
-			if (is_tgt(S, v))
-				S->p[v] = tpot(S, v) + S->dist[v] - R;
-			else if (!is_hub(S, v))
-				S->p[v] += S->dist[v] - R;
-		}
-		for (i = 0; i < S->n_settled; i++) {
-			v = S->settled[i];
-			if (is_hub(S, v))
-				S->p[v] += S->dist[v] - R;
-			else if (v < S->ns + S->nt)
-				ph_update(S, v);
-		}
+		collapse_shift(S, R);	/* the hubs fall by R */
 	} else {
 		for (i = 0; i < S->n_settled; i++) {
 			v = S->settled[i];
