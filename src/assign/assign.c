@@ -3716,7 +3716,7 @@ out:
 #define NIGHT_ROUNDS 32
 #define NIGHT_TAIL 2
 
-static int night_collapse_on(struct solver *S);
+static int night_collapse_half(struct solver *S);
 static void night_uncollapse(struct solver *S);
 
 /*
@@ -3862,7 +3862,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	double t0 = cpu_seconds();
 
 	/* the plateau crossed as one node in both halves (issue 17g) */
-	if (!toward_hub && S->cap == CAP_INF && night_collapse_on(S) < 0)
+	if (!toward_hub && S->cap == CAP_INF && night_collapse_half(S) < 0)
 		return -1;
 	if (toward_hub && back_collapse_on(S, &got) < 0)
 		return -1;
@@ -4137,6 +4137,37 @@ static int night_collapse_on(struct solver *S)
 	if (night_alloc(S) < 0)
 		return -1;
 	ph_rebuild(S);
+	return 0;
+}
+
+/*
+ * The collapse on for a half-round (issue 17g): when no target sits
+ * above its hub (rc(h -> t) >= 0 makes that so after an uncollapse),
+ * tpot() is p and the heaps of kinds 0-4 keep their order: only kinds
+ * 5 and 6 are filled, not every heap rebuilt.
+ */
+static int night_collapse_half(struct solver *S)
+{
+	size_t t, s, g;
+
+	for (t = 0; t < S->nt; t++)
+		if (S->p[tnode(S, (uint32_t)t)] > S->p[hnode(S, S->gt[t])])
+			return night_collapse_on(S);
+	S->collapse = 1;
+	if (night_alloc(S) < 0)
+		return -1;
+	for (g = 0; g < S->ng; g++) {
+		S->ph[KIND_W(S, g)].n = 0;
+		S->ph[KIND_D(S, g)].n = 0;
+	}
+	for (t = 0; t < S->ns + S->nt; t++)
+		S->hpos[5][t] = S->hpos[6][t] = NONE;
+	for (s = 0; s < S->ns; s++)
+		if (hub_src(S, (uint32_t)s) && S->wmin[s] != INT64_MAX)
+			ph_set(S, KIND_W(S, S->gs[s]), (uint32_t)s, 1);
+	for (t = 0; t < S->nt; t++)
+		if (def_of(S, (uint32_t)t) > 0)
+			ph_set(S, KIND_D(S, S->gt[t]), tnode(S, (uint32_t)t), 1);
 	return 0;
 }
 
