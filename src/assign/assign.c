@@ -223,13 +223,6 @@ struct solver {
 	int64_t *wmin;		/* per source: -cost of its weakest link */
 	size_t night_settled;	/* nodes the night's searches settled */
 	size_t night_halves;	/* step 3's half-rounds */
-	/* step 3's backward half (round_half(), "both halves collapsed"):
-	 * per group, its sources by their cheapest unused arc into a target
-	 * that holds a hub unit, cost + p(s); whether such a target has
-	 * flow to Y */
-	int collapse_back;
-	struct iheap *bq;
-	uint8_t *bfy;
 
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
@@ -958,20 +951,6 @@ static int expand_back(struct solver *S, uint32_t v, int64_t ev)
 				  VIA_SRC_HUB) < 0)
 				return -1;
 		}
-	} else if (is_hub(S, v) && S->collapse_back) {
-		uint32_t g = v - hnode(S, 0);
-		const struct iheap *b = &S->bq[g];
-
-		/* the targets holding hub units are not entered: their
-		 * sources come through them at cost + p(s) - p(h) */
-		if (walk_start(S, 5 * g, v, ev + S->cost_r - p[v]) < 0)
-			return -1;
-		if (b->n > 0 && heap_push(S, ev - p[v] + b->a[0].key,
-					  (uint32_t)(S->nn + NKIND_ALL(S)) + g) < 0)
-			return -1;
-		if (S->bfy[g] &&
-		    relax(S, S->y, ev + p[S->y] - p[v], v, VIA_Y) < 0)
-			return -1;
 	} else if (is_hub(S, v)) {
 		uint32_t g = v - hnode(S, 0);
 
@@ -1082,30 +1061,6 @@ static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
 	       S->dist[h] + S->p[h] - tpot(S, v) <= dv;
 }
 
-/* A forward search in collapse mode ended at distance e: p += d - e on
- * the settled nodes, a target's from its capped potential, the hubs
- * last (a hub's fall lowers the cap of every target of its group). */
-static void collapse_shift(struct solver *S, int64_t e)
-{
-	size_t i;
-	uint32_t v;
-
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		if (is_tgt(S, v))
-			S->p[v] = tpot(S, v) + S->dist[v] - e;
-		else if (!is_hub(S, v))
-			S->p[v] += S->dist[v] - e;
-	}
-	for (i = 0; i < S->n_settled; i++) {
-		v = S->settled[i];
-		if (is_hub(S, v))
-			S->p[v] += S->dist[v] - e;
-		else if (v < S->ns + S->nt)
-			ph_update(S, v);
-	}
-}
-
 static void new_epoch(struct solver *S)
 {
 	S->hq.n = 0;
@@ -1175,7 +1130,22 @@ static int augment(struct solver *S, uint32_t from, int backward, size_t cap)
 		return 0;
 	/* potentials: keep rc >= 0, make the path tight */
 	if (S->collapse) {
-		collapse_shift(S, e);
+		/* hubs last: a target's new potential is taken from its
+		 * capped one */
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_tgt(S, v))
+				S->p[v] = tpot(S, v) + S->dist[v] - e;
+			else if (!is_hub(S, v))
+				S->p[v] += S->dist[v] - e;
+		}
+		for (i = 0; i < S->n_settled; i++) {
+			v = S->settled[i];
+			if (is_hub(S, v))
+				S->p[v] += S->dist[v] - e;
+			else if (v < S->ns + S->nt)
+				ph_update(S, v);
+		}
 	} else {
 		for (i = 0; i < S->n_settled; i++) {
 			v = S->settled[i];
@@ -1274,10 +1244,6 @@ static void solver_free(struct solver *S)
 	for (size_t g = 0; g < 7; g++)
 		free(S->hpos[g]);
 	free(S->wmin);
-	if (S->bq != NULL)
-		for (size_t g = 0; g < S->ng; g++)
-			free(S->bq[g].a);
-	free(S->bq); free(S->bfy);
 	free(S->ph); free(S->walks); free(S->top);
 	memset(S, 0, sizeof(*S));
 }
@@ -3211,7 +3177,7 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 			size_t a = S->off[v] + idx;
 			uint32_t t = tnode(S, S->tg[a]);
 
-			if (S->fl[a] & 1 || S->cost[a] + p[v] - tpot(S, t) != 0)
+			if (S->fl[a] & 1 || S->cost[a] + p[v] - p[t] != 0)
 				return 0;
 			*w = t;
 			*via = (uint32_t)a;
@@ -3231,13 +3197,12 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 	if (is_tgt(S, v)) {
 		uint32_t t = v - (uint32_t)S->ns;
 		size_t deg = S->nused[t];
-		int64_t pv = tpot(S, v);
 
 		if (idx < deg) {
 			size_t i = S->ulist[S->roff[t] + idx];
 			uint32_t a = S->rarc[i], s = S->rsrc[i];
 
-			if (-S->cost[a] + pv - p[s] != 0)
+			if (-S->cost[a] + p[v] - p[s] != 0)
 				return 0;
 			*w = s;
 			*via = a;
@@ -3246,14 +3211,14 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 		if (idx == deg && S->hub && S->q[t] > 0) {
 			uint32_t h = hnode(S, S->gt[t]);
 
-			if (pv - p[h] != 0)
+			if (p[v] - p[h] != 0)
 				return 0;
 			*w = h;
 			*via = VIA_HUB_T;
 			return 1;
 		}
 		if (idx == deg + 1 && S->fy[t] < fty_cap(S, t)) {
-			if (pv - p[S->y] != 0)
+			if (p[v] - p[S->y] != 0)
 				return 0;
 			*w = S->y;
 			*via = VIA_Y;
@@ -3264,22 +3229,17 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 	if (is_hub(S, v)) {
 		uint32_t g = v - hnode(S, 0);
 		size_t nt = S->gtoff[g + 1] - S->gtoff[g];
-		size_t nsg = S->gsoff[g + 1] - S->gsoff[g];
 
 		if (idx < nt) {
 			uint32_t t = tnode(S, S->gtgt[S->gtoff[g] + idx]);
 
-			/* collapsed: the plateau is crossed, not entered;
-			 * only a deficit ends a path here */
-			if (p[v] - tpot(S, t) != 0 ||
-			    (S->collapse &&
-			     def_of(S, t - (uint32_t)S->ns) == 0))
+			if (p[v] - p[t] != 0)
 				return 0;
 			*w = t;
 			*via = VIA_HUB_T;
 			return 1;
 		}
-		if (idx < nt + nsg) {
+		if (idx < nt + S->gsoff[g + 1] - S->gsoff[g]) {
 			uint32_t s = S->gsrc[S->gsoff[g] + idx - nt];
 
 			if (S->r[s] == 0 || -S->cost_r + p[v] - p[s] != 0)
@@ -3288,23 +3248,12 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 			*via = VIA_SRC_HUB;
 			return 1;
 		}
-		if (S->collapse && idx < nt + 2 * nsg) {
-			/* hub -> t -> s over s's weakest link (expand_fwd) */
-			uint32_t s = S->gsrc[S->gsoff[g] + idx - nt - nsg];
-
-			if (!hub_src(S, s) || S->wmin[s] == INT64_MAX ||
-			    p[v] + S->wmin[s] - p[s] != 0)
-				return 0;
-			*w = s;
-			*via = VIA_HUB_TS;
-			return 1;
-		}
 		return 0;
 	}
 	if (idx < S->nt) {
 		uint32_t t = tnode(S, idx);
 
-		if (S->fy[idx] == 0 || p[v] - tpot(S, t) != 0)
+		if (S->fy[idx] == 0 || p[v] - p[t] != 0)
 			return 0;
 		*w = t;
 		*via = VIA_Y;
@@ -3323,8 +3272,7 @@ static uint32_t arc_count(const struct solver *S, uint32_t v)
 		uint32_t g = v - hnode(S, 0);
 
 		return (uint32_t)(S->gtoff[g + 1] - S->gtoff[g] +
-				  (S->collapse ? 2u : 1u) *
-					  (S->gsoff[g + 1] - S->gsoff[g]));
+				  S->gsoff[g + 1] - S->gsoff[g]);
 	}
 	return (uint32_t)S->nt;
 }
@@ -3688,20 +3636,6 @@ out:
  *     forward (from excess), so the hubs' potentials only fall and the
  *     cap stays valid; the caps are written back before step 3.
  *
- * Both halves of step 3 collapsed (issue 17g). The forward half (from
- * the hubs) runs in the mode above: its search starts at the hubs, so
- * the hubs' potentials only fall (p += d - R, d = 0), and its blocking
- * flow walks a collapsed hub (tight_arc()): to a deficit target at the
- * hub's level, or to a source over its weakest link (VIA_HUB_TS, whose
- * two arcs are tight when their sum is); the caps are written back
- * after. The backward half (to the hubs) raises the hubs' potentials,
- * so a cap cannot serve; it uses what makes the plateau there: a target
- * holding hub units has residual arcs both ways to its hub, so its
- * potential is the hub's, and those targets are not entered at all
- * (back_collapse_on(), notes there). At N = 100,000 the night's nodes
- * settled fell from 1,486,697 to 1,230,227 (forward halves 199,906 ->
- * 153,856, backward 199,991 -> 160,703), the links the same.
- *
  * Step 3 runs when the start is balanced at Y (tot_exc == tot_def: k =
  * L, no surplus to route to Y) in hub mode; otherwise, or past
  * NIGHT_ROUNDS rounds, or when a unit finds no path, the solve goes back
@@ -3715,9 +3649,6 @@ out:
 #define NIGHT_CAP 64
 #define NIGHT_ROUNDS 32
 #define NIGHT_TAIL 2
-
-static int night_collapse_half(struct solver *S);
-static void night_uncollapse(struct solver *S);
 
 /*
  * Step 3's blocking flow: unit paths over tight arcs from x (an excess
@@ -3751,102 +3682,6 @@ static size_t round_block(struct solver *S, uint32_t x, int toward_hub,
 }
 
 /*
- * The backward half with the plateau collapsed. A target holding a hub
- * unit (q > 0) has residual arcs both ways to its hub, so its potential
- * is the hub's and it is at distance 0 from it: the search would settle
- * every one of them (a third to a half of the targets) and scan all
- * their in-arcs. Instead, when hub h is settled, each source s is
- * offered once through the cheapest of them, at cost(s, t) + p(s) -
- * p(h) (a heap per group built for the half, walked lazily through a
- * token as the walks are), and Y through one with flow to Y. Their
- * excess counts from the start; they are never settled, and after the
- * half they take the hub's new potential (p += R - 0, as a settled node
- * at distance 0). Flow moves only in the blocking flow that follows,
- * in the ordinary mode. Returns 1 on (*got the units at those targets),
- * 0 not here (caps, or a target off its hub's level), -1 no memory.
- */
-static int back_collapse_on(struct solver *S, size_t *got)
-{
-	size_t g, s, t, i;
-
-	if (!S->hub || S->cap != CAP_INF)
-		return 0;
-	for (t = 0; t < S->nt; t++)
-		if (S->q[t] > 0 && S->p[tnode(S, (uint32_t)t)] !=
-					   S->p[hnode(S, S->gt[t])])
-			return 0;
-	if (S->bq == NULL) {
-		S->bq = calloc(S->ng + 1, sizeof(*S->bq));
-		S->bfy = calloc(S->ng + 1, 1);
-		if (!S->bq || !S->bfy)
-			return -1;
-	}
-	for (g = 0; g < S->ng; g++) {
-		S->bq[g].n = 0;
-		S->bfy[g] = 0;
-	}
-	for (t = 0; t < S->nt; t++)
-		if (S->q[t] > 0) {
-			*got += exc_of(S, (uint32_t)t);
-			if (S->fy[t] > 0)
-				S->bfy[S->gt[t]] = 1;
-		}
-	for (s = 0; s < S->ns; s++) {
-		if (S->gs[s] == NONE)
-			continue;
-		/* arcs by cost ascending: the first such arc is the cheapest */
-		for (i = S->off[s]; i < S->off[s + 1]; i++)
-			if (!(S->fl[i] & 1) && S->q[S->tg[i]] > 0) {
-				if (iheap_push(&S->bq[S->gs[s]],
-					       S->cost[i] + S->p[s],
-					       (uint32_t)s) < 0)
-					return -1;
-				break;
-			}
-	}
-	S->collapse_back = 1;
-	return 1;
-}
-
-/* The token of group g's heap came up: offer its next source. */
-static int back_step(struct solver *S, uint32_t g)
-{
-	struct iheap *b = &S->bq[g];
-	uint32_t h = hnode(S, g);
-	int64_t base = S->dist[h] - S->p[h];
-	struct heap_item it;
-
-	if (b->n == 0)
-		return 0;
-	it = iheap_pop(b);
-	if (relax(S, it.node, base + it.key, h, VIA_HUB_T) < 0)
-		return -1;
-	if (b->n > 0)
-		return heap_push(S, base + b->a[0].key,
-				 (uint32_t)(S->nn + NKIND_ALL(S)) + g);
-	return 0;
-}
-
-/* After the backward half's potentials: the targets holding hub units
- * at their hub's new level; the collapse off. */
-static void back_collapse_off(struct solver *S)
-{
-	size_t t;
-
-	if (!S->collapse_back)
-		return;
-	S->collapse_back = 0;
-	for (t = 0; t < S->nt; t++) {
-		uint32_t v = tnode(S, (uint32_t)t), h = hnode(S, S->gt[t]);
-
-		if (S->q[t] > 0 && S->p[v] != S->p[h]) {
-			S->p[v] = S->p[h];
-			ph_update(S, v);
-		}
-	}
-}
-
-/*
  * Half a round: a Dijkstra from every hub (backward toward the excess
  * targets, or forward toward the deficits) until all of them are
  * settled, p moved so that every shortest path to or from a hub is
@@ -3861,11 +3696,6 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	uint32_t v;
 	double t0 = cpu_seconds();
 
-	/* the plateau crossed as one node in both halves (issue 17g) */
-	if (!toward_hub && S->cap == CAP_INF && night_collapse_half(S) < 0)
-		return -1;
-	if (toward_hub && back_collapse_on(S, &got) < 0)
-		return -1;
 	new_epoch(S);
 	for (g = 0; g < S->ng; g++) {
 		v = hnode(S, (uint32_t)g);
@@ -3881,12 +3711,6 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		struct heap_item it = heap_pop(S);
 
 		v = it.node;
-		if (v >= S->nn + NKIND_ALL(S)) {
-			if (back_step(S, v - (uint32_t)(S->nn +
-							 NKIND_ALL(S))) < 0)
-				return -1;
-			continue;
-		}
 		if (v >= S->nn) {
 			if (walk_step(S, v - (uint32_t)S->nn) < 0)
 				return -1;
@@ -3894,19 +3718,6 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		}
 		if (S->done[v] == S->epoch || it.key > S->dist[v])
 			continue;
-		if (S->collapse_back && is_tgt(S, v) && S->q[v - S->ns] > 0)
-			continue;	/* at the hub's level: counted */
-		if (is_tgt(S, v) && night_covered(S, v, it.key)) {
-			/* behind its hub: a deficit is settled (it counts),
-			 * what it would relax the hub relaxed */
-			if (def_of(S, v - (uint32_t)S->ns) == 0)
-				continue;
-			S->done[v] = S->epoch;
-			S->settled[S->n_settled++] = v;
-			R = it.key;
-			got += def_of(S, v - (uint32_t)S->ns);
-			continue;
-		}
 		S->done[v] = S->epoch;
 		S->settled[S->n_settled++] = v;
 		R = it.key;
@@ -3920,17 +3731,11 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	S->night_settled += S->n_settled;
 	S->night_halves++;
 	settled = S->n_settled;
-	if (S->collapse) {
-		collapse_shift(S, R);	/* the hubs fall by R */
-	} else {
-		for (i = 0; i < S->n_settled; i++) {
-			v = S->settled[i];
-			S->p[v] += toward_hub ? R - S->dist[v] :
-						S->dist[v] - R;
-			if (v < S->ns + S->nt)
-				ph_update(S, v);
-		}
-		back_collapse_off(S);
+	for (i = 0; i < S->n_settled; i++) {
+		v = S->settled[i];
+		S->p[v] += toward_hub ? R - S->dist[v] : S->dist[v] - R;
+		if (v < S->ns + S->nt)
+			ph_update(S, v);
 	}
 	new_epoch(S);
 	memset(cur, 0, S->nn * sizeof(uint32_t));
@@ -3945,7 +3750,6 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 		for (g = 0; g < S->ng; g++)
 			moved += round_block(S, hnode(S, (uint32_t)g), 0, units,
 					     stk, svia, cur);
-		night_uncollapse(S);
 	}
 	log_debug("assign: night round, %s the hubs: %zu nodes settled, %zu "
 		  "units moved; deficit %zu, excess %zu (%.3f s CPU)",
@@ -4130,54 +3934,15 @@ static int night_paths(struct solver *S, uint32_t *el, size_t *ne,
 	return 0;
 }
 
-/* The plateau collapsed: kinds 5 and 6, potentials read by tpot(). */
-static int night_collapse_on(struct solver *S)
-{
-	S->collapse = 1;
-	if (night_alloc(S) < 0)
-		return -1;
-	ph_rebuild(S);
-	return 0;
-}
-
-/*
- * The collapse on for a half-round (issue 17g): when no target sits
- * above its hub (rc(h -> t) >= 0 makes that so after an uncollapse),
- * tpot() is p and the heaps of kinds 0-4 keep their order: only kinds
- * 5 and 6 are filled, not every heap rebuilt.
- */
-static int night_collapse_half(struct solver *S)
-{
-	size_t t, s, g;
-
-	for (t = 0; t < S->nt; t++)
-		if (S->p[tnode(S, (uint32_t)t)] > S->p[hnode(S, S->gt[t])])
-			return night_collapse_on(S);
-	S->collapse = 1;
-	if (night_alloc(S) < 0)
-		return -1;
-	for (g = 0; g < S->ng; g++) {
-		S->ph[KIND_W(S, g)].n = 0;
-		S->ph[KIND_D(S, g)].n = 0;
-	}
-	for (t = 0; t < S->ns + S->nt; t++)
-		S->hpos[5][t] = S->hpos[6][t] = NONE;
-	for (s = 0; s < S->ns; s++)
-		if (hub_src(S, (uint32_t)s) && S->wmin[s] != INT64_MAX)
-			ph_set(S, KIND_W(S, S->gs[s]), (uint32_t)s, 1);
-	for (t = 0; t < S->nt; t++)
-		if (def_of(S, (uint32_t)t) > 0)
-			ph_set(S, KIND_D(S, S->gt[t]), tnode(S, (uint32_t)t), 1);
-	return 0;
-}
-
 /* Step 2's collapse on; el[0 .. *ne) the excess targets. */
 static int night_collapse(struct solver *S, uint32_t *el, size_t *ne)
 {
 	size_t t;
 
-	if (night_collapse_on(S) < 0)
+	S->collapse = 1;
+	if (night_alloc(S) < 0)
 		return -1;
+	ph_rebuild(S);
 	*ne = 0;
 	for (t = 0; t < S->nt; t++)
 		if (exc_of(S, (uint32_t)t))

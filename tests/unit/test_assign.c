@@ -1173,9 +1173,8 @@ static void test_warm_night(void **state)
 		    (n <= 256 && sa.routed))
 			fail_msg("night %zu (n %zu, L %zu, k %zu): routed %d",
 				 it, n, L, in.p.min_in, sa.routed);
-		/* step 3 (the rounds through the hubs, collapsed from the
-		 * hubs since issue 17g) must run on some of these nights, or
-		 * the checks above never reach it */
+		/* step 3 (the rounds through the hubs) must run on some of
+		 * these nights, or the checks above never reach it */
 		if (sa.routed && sa.night_settled == 0)
 			fail_msg("night %zu: routed with no node settled", it);
 		rounds += sa.night_halves > 0;
