@@ -155,6 +155,9 @@ struct lb_assign_stats {
 	int warm;		/* started from the previous run's potentials */
 	int routed;		/* a night: yesterday's links kept and only the
 				 * change routed, no cost scaling (docs/assign.md) */
+	size_t night_halves;	/* a routed night: half-rounds through the
+				 * hubs (step 3 of "The night routed") */
+	size_t night_settled;	/* a routed night: nodes its searches settled */
 	int short_why;		/* enum lb_assign_short */
 	size_t supply;		/* links the sources can give (sum of L_s) */
 	size_t demand;		/* links k asks for: sum of min(k, reach_t) */

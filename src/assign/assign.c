@@ -222,6 +222,7 @@ struct solver {
 	int collapse;
 	int64_t *wmin;		/* per source: -cost of its weakest link */
 	size_t night_settled;	/* nodes the night's searches settled */
+	size_t night_halves;	/* step 3's half-rounds */
 
 	size_t tot_def, tot_exc;
 	size_t augmentations, phases;
@@ -3693,6 +3694,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	size_t moved = 0, settled;
 	int64_t R = 0;
 	uint32_t v;
+	double t0 = cpu_seconds();
 
 	new_epoch(S);
 	for (g = 0; g < S->ng; g++) {
@@ -3727,6 +3729,7 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 			return -1;
 	}
 	S->night_settled += S->n_settled;
+	S->night_halves++;
 	settled = S->n_settled;
 	for (i = 0; i < S->n_settled; i++) {
 		v = S->settled[i];
@@ -3749,8 +3752,9 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 					     stk, svia, cur);
 	}
 	log_debug("assign: night round, %s the hubs: %zu nodes settled, %zu "
-		  "units moved; deficit %zu, excess %zu", toward_hub ? "to" :
-		  "from", settled, moved, S->tot_def, S->tot_exc);
+		  "units moved; deficit %zu, excess %zu (%.3f s CPU)",
+		  toward_hub ? "to" : "from", settled, moved, S->tot_def,
+		  S->tot_exc, cpu_seconds() - t0);
 	return (long)moved;
 }
 
@@ -3956,6 +3960,7 @@ static int night_route(struct solver *S)
 	size_t *units = NULL;
 	size_t ne = 0, a0;
 	int rc = -1;
+	double t0;
 
 	if (S->tot_exc != S->tot_def || !S->hub)
 		return 1;	/* surplus to Y, or dense: cost scaling */
@@ -3964,20 +3969,27 @@ static int night_route(struct solver *S)
 	if (el == NULL || units == NULL || night_collapse(S, el, &ne) < 0)
 		goto out;
 	log_debug("assign: night: %zu units to route", S->tot_exc);
+	t0 = cpu_seconds();
 	rc = night_paths(S, el, &ne, units, NIGHT_CAP);
 	log_debug("assign: night: %zu units by single paths (%zu nodes "
-		  "settled), %zu left for the rounds", S->augmentations,
-		  S->night_settled, S->tot_exc);
+		  "settled, %.3f s CPU), %zu left for the rounds",
+		  S->augmentations, S->night_settled, cpu_seconds() - t0,
+		  S->tot_exc);
 	night_uncollapse(S);
 	if (rc == 0 && S->tot_exc > 0)
 		rc = night_rounds(S, units);
 	if (rc == 2) {
 		/* the tail: a unit a round, a round two whole searches */
+		size_t n0 = S->night_settled;
+
+		t0 = cpu_seconds();
 		a0 = S->augmentations;
 		rc = night_collapse(S, el, &ne) < 0 ? -1 :
 			night_paths(S, el, &ne, units, SIZE_MAX);
-		log_debug("assign: night: the tail, %zu units by single paths",
-			  S->augmentations - a0);
+		log_debug("assign: night: the tail, %zu units by single paths "
+			  "(%zu nodes settled, %.3f s CPU)",
+			  S->augmentations - a0, S->night_settled - n0,
+			  cpu_seconds() - t0);
 	}
 	log_debug("assign: night: %zu paths in all, %zu nodes settled%s",
 		  S->augmentations, S->night_settled,
@@ -4763,6 +4775,8 @@ static int solve_once(const struct lb_candidates *cand,
 	if (r == 3) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
 		st->routed = 1;
+		st->night_halves = S.night_halves;
+		st->night_settled = S.night_settled;
 		r = 0;
 	} else if (r == 2) {
 		j = sizeof(shifts) / sizeof(shifts[0]);

@@ -1123,7 +1123,7 @@ static void night_make(struct inst *in, const struct lb_assignment *a,
  */
 static void test_warm_night(void **state)
 {
-	size_t it, runs = getenv("SITE_SWEEP") ? 300u : 12u;
+	size_t it, runs = getenv("SITE_SWEEP") ? 300u : 12u, rounds = 0;
 
 	(void)state;
 	for (it = 0; it < runs; it++) {
@@ -1173,6 +1173,11 @@ static void test_warm_night(void **state)
 		    (n <= 256 && sa.routed))
 			fail_msg("night %zu (n %zu, L %zu, k %zu): routed %d",
 				 it, n, L, in.p.min_in, sa.routed);
+		/* step 3 (the rounds through the hubs) must run on some of
+		 * these nights, or the checks above never reach it */
+		if (sa.routed && sa.night_settled == 0)
+			fail_msg("night %zu: routed with no node settled", it);
+		rounds += sa.night_halves > 0;
 		lb_assignment_release(&a);
 		lb_assignment_release(&b);
 		lb_assignment_release(&c);
@@ -1180,6 +1185,8 @@ static void test_warm_night(void **state)
 		free(warm);
 		inst_free(&in);
 	}
+	/* 6 of the 12 nights (153 of 300 with SITE_SWEEP) */
+	assert_true(rounds >= runs / 4);
 }
 
 /*
