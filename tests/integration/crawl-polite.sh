@@ -107,10 +107,11 @@ read hosts n slow mingap gaps < "$LATE/gaps.txt"
 echo "  $hosts hosts, >= $n requests each ($slow slow), shortest gaps at the origin: $gaps"
 check "both hosts crawled whole (10 requests each), the slow pages slow (>= 3 over 1 s)" \
 	test "$hosts" -eq 2 -a "$n" -eq 10 -a "$slow" -ge 3
-# 1 s; 15 ms for nginx's ms stamps and its wake-up on a loaded machine (the
-# old catch-up of a twentieth gave 0.950)
-check "a late start is not caught up: every gap of a host >= 0.985 s at the origin" \
-	python3 -c "import sys; sys.exit(0 if $mingap >= 0.985 else 1)"
+# 1 s; 25 ms for nginx's stamps: its clock is the one it read when it last
+# woke, late by as long as a loaded machine kept it from running (the old
+# catch-up of a twentieth gave 0.950)
+check "a late start is not caught up: every gap of a host >= 0.975 s at the origin" \
+	python3 -c "import sys; sys.exit(0 if $mingap >= 0.975 else 1)"
 
 echo "crawl-polite: $FAILS failed"
 [ "$FAILS" -eq 0 ]
