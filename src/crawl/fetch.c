@@ -602,8 +602,10 @@ static int on_prereq(void *arg, char *ip, char *local_ip, int port,
 	(void)local_ip;
 	(void)port;
 	(void)local_port;
-	x->sent = 1;
-	x->host->unsent--;
+	if (!x->sent) {	/* a retry on a fresh connection calls it again */
+		x->sent = 1;
+		x->host->unsent--;
+	}
 	x->host->left = 1;
 	return CURL_PREREQFUNC_OK;
 }
