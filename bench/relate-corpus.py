@@ -653,14 +653,10 @@ def site_libreoffice():
     return out
 
 
-# Issue 20, sixth half (report, never seen): written before any run of
-# round 7 and before any method change of it.
-def site_ruststd():
-    """rust-doc's standard library API (rustdoc HTML): label = the module
-    of std the page is in, the first directory under std/ (collections,
-    io, os, sync, iter, ...); the pages directly under std/ (primitive
-    types, macros, the crate index) are left out."""
-    base = "/usr/share/doc/rust-doc/html/std"
+def by_first_dir(base, prefix, url):
+    """Every HTML page under base below a first directory, labelled
+    prefix + that directory, served at url + its path under base; the
+    pages directly in base are left out."""
     out = []
     for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
                               recursive=True)):
@@ -668,9 +664,19 @@ def site_ruststd():
         parts = rel.split("/")
         if len(parts) < 2:
             continue
-        out.append(("std::" + parts[0], p,
-                    "https://doc.rust.test/std/" + rel))
+        out.append((prefix + parts[0], p, url + rel))
     return out
+
+
+# Issue 20, sixth half (report, never seen): written before any run of
+# round 7 and before any method change of it.
+def site_ruststd():
+    """rust-doc's standard library API (rustdoc HTML): label = the module
+    of std the page is in, the first directory under std/ (collections,
+    io, os, sync, iter, ...); the pages directly under std/ (primitive
+    types, macros, the crate index) are left out."""
+    return by_first_dir("/usr/share/doc/rust-doc/html/std", "std::",
+                        "https://doc.rust.test/std/")
 
 
 RUST_BOOKS = ("book", "reference", "rust-by-example", "nomicon",
@@ -735,17 +741,8 @@ def site_boost():
     units, proto, interprocess, intrusive, date_time, ...); the pages
     directly under doc/html/boost/ (free functions of every library) and
     the narrative pages outside it are left out."""
-    base = "/usr/share/doc/libboost1.74-doc/doc/html/boost"
-    out = []
-    for p in sorted(glob.glob(os.path.join(base, "**", "*.html"),
-                              recursive=True)):
-        rel = os.path.relpath(p, base)
-        parts = rel.split("/")
-        if len(parts) < 2:
-            continue
-        out.append(("boost:" + parts[0], p,
-                    "https://boost.test/doc/html/boost/" + rel))
-    return out
+    return by_first_dir("/usr/share/doc/libboost1.74-doc/doc/html/boost",
+                        "boost:", "https://boost.test/doc/html/boost/")
 
 
 def site_javadoc():
