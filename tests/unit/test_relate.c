@@ -453,7 +453,7 @@ static void test_tokens(void **state)
 }
 
 /*
- * Text all in ASCII skips utf8proc (text.c, ascii_lower()): its tokens are
+ * Text all in ASCII skips utf8proc (text.c, tokenize_ascii()): its tokens are
  * those of the same text read by utf8proc, which a trailing " é" (one
  * code point: no token) forces. Every printable ASCII character, tabs,
  * runs of digits, words too long, stop words, languages with and without
@@ -491,6 +491,58 @@ static void test_tokens_ascii(void **state)
 						     &b, &err), 0);
 			assert_string_equal(a.buf, b.buf);
 		}
+}
+
+/*
+ * The same on random ASCII texts (the ASCII path reads a word at a time):
+ * words of every case, digits alone and mixed, stop words, words of 63 to
+ * 66 characters around TOK_MAX (64) and every separator, in 2,000 texts.
+ */
+static void test_tokens_ascii_random(void **state)
+{
+	static const char *words[] = { "the", "And", "RUNNING", "files",
+				       "2024", "x2", "a", "I", "databases",
+				       "caf", "o'clock", "re-run" };
+	static const char *langs[] = { "en", "xx" };
+	struct toks a, b;
+	struct lb_error err;
+	char text[420], slow[440];
+	uint64_t seed = 25;
+	size_t i, len, k, n;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < 2000; i++) {
+		len = 0;
+		while (len < 300) {
+			k = relate_rand(&seed) % 4;
+			if (k == 0) {	/* a word of the list */
+				const char *w = words[relate_rand(&seed) % 12];
+
+				memcpy(text + len, w, strlen(w));
+				len += strlen(w);
+			} else if (k == 1) {	/* around TOK_MAX */
+				n = 63 + relate_rand(&seed) % 4;
+				while (n-- > 0)
+					text[len++] = (char)("aZ7"
+						[relate_rand(&seed) % 3]);
+			} else {	/* any printable character, or a tab */
+				n = relate_rand(&seed) % 96;
+				text[len++] = (char)(n == 95 ? '\t' : ' ' + n);
+			}
+		}
+		text[len] = '\0';
+		snprintf(slow, sizeof(slow), "%s é", text);
+		for (k = 0; k < 2; k++) {
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			assert_int_equal(text_tokens(text, langs[k], collect,
+						     &a, &err), 0);
+			assert_int_equal(text_tokens(slow, langs[k], collect,
+						     &b, &err), 0);
+			assert_string_equal(a.buf, b.buf);
+		}
+	}
 }
 
 /* Tokens read on several threads give the very same matrix as one. */
@@ -1727,6 +1779,7 @@ int main(void)
 		cmocka_unit_test(test_topm_duplicates),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_tokens_ascii),
+		cmocka_unit_test(test_tokens_ascii_random),
 		cmocka_unit_test(test_text_threads),
 		cmocka_unit_test(test_text_terms),
 		cmocka_unit_test(test_terms_version),
