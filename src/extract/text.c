@@ -110,6 +110,12 @@ static void put(struct x_text *t, const char *s, size_t n)
 		t->full = 1;
 		return;
 	}
+	if (t->b.len + n < t->b.alloc) {	/* lb_buf_add() without growth */
+		memcpy(t->b.data + t->b.len, s, n);
+		t->b.len += n;
+		t->b.data[t->b.len] = '\0';
+		return;
+	}
 	if (lb_buf_add(&t->b, s, n, NULL) < 0) {
 		t->oom = 1;
 		t->full = 1;
@@ -134,6 +140,21 @@ void x_text_add(struct x_text *t, const char *s, size_t n)
 				put(t, t->pending == 2 && !t->oneline ? "\n" : " ",
 				    1);
 			t->pending = 0;
+			/* ... and the words after it that one space each
+			 * separates, which is what that space's pending
+			 * would put, as long as they all fit (past the cap,
+			 * a word at a time as below: put() stops at the
+			 * first that does not) */
+			while (run + 1 < n && p[run] == ' ' &&
+			       p[run + 1] > 0x20 && p[run + 1] < 0x7F) {
+				size_t e = run + 1;
+
+				while (e < n && p[e] > 0x20 && p[e] < 0x7F)
+					e++;
+				if (t->b.len + (e - i) > t->cap)
+					break;
+				run = e;
+			}
 			put(t, s + i, run - i);
 			i = run;
 			continue;
@@ -358,6 +379,17 @@ static int is_wordchar(unsigned cp)
 	       !(cp >= 0x2000 && cp <= 0x2BFF) && !(cp >= 0x3000 && cp <= 0x303F);
 }
 
+/* x_word_count()'s classes of ASCII: 1 a word character, 2 one that
+ * neither starts nor ends a word (' - _), 0 a separator */
+static const unsigned char ascii_kind[128] = {
+	['0'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['A'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1,
+	['a'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1,
+	['\''] = 2, ['-'] = 2, ['_'] = 2,
+};
+
 size_t x_word_count(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -366,15 +398,13 @@ size_t x_word_count(const char *s)
 	unsigned cp;
 
 	while (i < n) {
-		/* ASCII: the same tests as below, without decoding */
+		/* ASCII: the same tests as below, without decoding, a
+		 * table lookup a byte (ascii_kind) */
 		if (p[i] < 0x80) {
-			cp = p[i++];
-			if (is_wordchar(cp)) {
-				if (!inword)
-					words++, inword = 1;
-			} else if (cp != '\'' && cp != '-' && cp != '_') {
-				inword = 0;
-			}
+			int k = ascii_kind[p[i++]];
+
+			words += k == 1 && !inword;
+			inword = k == 1 || (k == 2 && inword);
 			continue;
 		}
 		cp = x_utf8_next(p + i, n - i, &l);

@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -616,6 +617,121 @@ static void test_text_writer(void **state)
 	assert_int_equal(x_word_count(" -- 42 "), 1);
 }
 
+/* xorshift: the random texts below */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A random text: printable ASCII, single and double spaces, tabs, line
+ * feeds, controls, U+00A0, U+200B, U+2019, an ideograph, a bad byte. */
+static size_t random_text(uint64_t *x, char *out, size_t max)
+{
+	static const char *pieces[] = { " ", " ", " ", "  ", "\t", "\n", "\x01",
+					"\xc2\xa0", "\xe2\x80\x8b",
+					"\xe2\x80\x99", "\xe4\xbd\xa0", "\xff",
+					"'", "-", "_" };
+	size_t n = 0, k, len = rnd(x) % max;
+
+	while (n + 4 < len) {
+		k = rnd(x) % 30;
+		if (k < 15) {
+			out[n++] = (char)(0x21 + rnd(x) % 94);
+		} else {
+			const char *p = pieces[k - 15];
+
+			memcpy(out + n, p, strlen(p));
+			n += strlen(p);
+		}
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/*
+ * x_text_add() copies runs of printable ASCII, and the single spaces
+ * between them, at once: the text it writes, and where a cap cuts it, are
+ * those of the same input added a character (or a run of printable ASCII)
+ * at a time, for every cap, line mode and text.
+ */
+static void test_text_runs(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+	char in[400];
+	size_t i, n, j, l;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		struct x_text a, b;
+		size_t cap = 1 + rnd(&x) % 300;
+		int oneline = (int)(rnd(&x) % 2);
+
+		n = random_text(&x, in, sizeof(in));
+		x_text_init(&a, cap, oneline);
+		x_text_init(&b, cap, oneline);
+		a.lines = b.lines = (int)(rnd(&x) % 2);
+		x_text_add(&a, in, n);
+		for (j = 0; j < n; j += l) {
+			const unsigned char *p = (const unsigned char *)in;
+
+			l = 0;
+			while (j + l < n && p[j + l] > 0x20 && p[j + l] < 0x7F)
+				l++;
+			if (l == 0)
+				x_utf8_next(p + j, n - j, &l);
+			x_text_add(&b, in + j, l);
+		}
+		assert_int_equal(a.b.len, b.b.len);
+		if (a.b.len > 0)
+			assert_memory_equal(a.b.data, b.b.data, a.b.len + 1);
+		assert_int_equal(a.full, b.full);
+		assert_int_equal(a.pending, b.pending);
+		x_text_release(&a);
+		x_text_release(&b);
+	}
+}
+
+/* x_word_count() on random texts against every character decoded (its
+ * ASCII bytes are read from a table) */
+static void test_word_count_random(void **state)
+{
+	uint64_t x = 42;
+	char in[400];
+	size_t i, n, j, l, words;
+	unsigned cp;
+	int inword, w;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		n = random_text(&x, in, sizeof(in));
+		words = 0;
+		inword = 0;
+		for (j = 0; j < n; j += l) {
+			cp = x_utf8_next((const unsigned char *)in + j, n - j,
+					 &l);
+			w = (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
+			    (cp >= 'A' && cp <= 'Z') ||
+			    (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7 &&
+			     cp != 0xFFFD && !(cp >= 0x2000 && cp <= 0x2BFF) &&
+			     !(cp >= 0x3000 && cp <= 0x303F));
+			if (cp >= 0x4E00 && cp <= 0x9FFF) {
+				words++;
+				inword = 0;
+			} else if (w) {
+				words += !inword;
+				inword = 1;
+			} else if (cp != '\'' && cp != 0x2019 && cp != '-' &&
+				   cp != '_') {
+				inword = 0;
+			}
+		}
+		assert_int_equal(x_word_count(in), words);
+	}
+}
+
 static struct lb_doc run(const char *html, const char *url)
 {
 	struct lb_doc doc;
@@ -1015,6 +1131,8 @@ int main(void)
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_charsets),
 		cmocka_unit_test(test_text_writer),
+		cmocka_unit_test(test_text_runs),
+		cmocka_unit_test(test_word_count_random),
 		cmocka_unit_test(test_read_time),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_caps),
