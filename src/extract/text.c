@@ -379,32 +379,50 @@ static int is_wordchar(unsigned cp)
 	       !(cp >= 0x2000 && cp <= 0x2BFF) && !(cp >= 0x3000 && cp <= 0x303F);
 }
 
-/* x_word_count()'s classes of ASCII: 1 a word character, 2 one that
- * neither starts nor ends a word (' - _), 0 a separator */
-static const unsigned char ascii_kind[128] = {
-	['0'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	['A'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-		1, 1, 1, 1, 1, 1,
-	['a'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-		1, 1, 1, 1, 1, 1,
-	['\''] = 2, ['-'] = 2, ['_'] = 2,
+/* x_word_count()'s classes of a byte: 1 an ASCII word character, 2 one
+ * that neither starts nor ends a word (' - _), 0 an ASCII separator, 3 a
+ * byte of UTF-8 (decoded), 4 the end */
+#define WK_ASCII(c) ((c) >= 0x80 ? 3 : (c) == 0 ? 4 :			\
+		     ((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'z') || \
+		     ((c) >= 'A' && (c) <= 'Z') ? 1 :				\
+		     (c) == '\'' || (c) == '-' || (c) == '_' ? 2 : 0)
+#define WK4(c) WK_ASCII(c), WK_ASCII(c + 1), WK_ASCII(c + 2), WK_ASCII(c + 3)
+#define WK16(c) WK4(c), WK4(c + 4), WK4(c + 8), WK4(c + 12)
+#define WK64(c) WK16(c), WK16(c + 16), WK16(c + 32), WK16(c + 48)
+static const unsigned char word_kind[256] = {
+	WK64(0), WK64(64), WK64(128), WK64(192)
 };
 
+/*
+ * Words: the ASCII bytes go by the table, a run at a time (outside a word
+ * only a word character starts one; inside one only a separator ends it),
+ * the rest decoded.
+ */
 size_t x_word_count(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, l, words = 0;
-	int inword = 0;
+	int inword = 0, k;
 	unsigned cp;
 
-	while (i < n) {
-		/* ASCII: the same tests as below, without decoding, a
-		 * table lookup a byte (ascii_kind) */
-		if (p[i] < 0x80) {
-			int k = ascii_kind[p[i++]];
-
-			words += k == 1 && !inword;
-			inword = k == 1 || (k == 2 && inword);
+	for (;;) {
+		if (inword)
+			while ((k = word_kind[p[i]]) == 1 || k == 2)
+				i++;
+		else
+			while ((k = word_kind[p[i]]) == 0 || k == 2)
+				i++;
+		if (k == 4)
+			break;
+		if (k == 1) {		/* outside a word */
+			words++;
+			inword = 1;
+			i++;
+			continue;
+		}
+		if (k == 0) {		/* inside one */
+			inword = 0;
+			i++;
 			continue;
 		}
 		cp = x_utf8_next(p + i, n - i, &l);
