@@ -1,4 +1,5 @@
 /* doc.c - the page record: lifecycle and JSON form; see doc.h. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,18 +142,47 @@ void lb_doclinks_release(struct lb_doclinks *l)
  * \b \f \n \r \t, other bytes below 32 as \u00xx in lower case, every
  * other byte as it is. Runs of plain bytes are copied whole.
  */
+/*
+ * The first byte in [p, end) that json_str() must look at (a control,
+ * '"' or '\\'), or end. Eight bytes at a time while eight are left: a
+ * word holds such a byte when one of w, w ^ '"', w ^ '\\' or its bytes'
+ * top three bits (zero under 32) has a zero byte, which the classic test
+ * (x - 0x01..) & ~x & 0x80.. says without a false "none"; then the word
+ * is read a byte at a time.
+ */
+static const unsigned char *json_plain(const unsigned char *p,
+				       const unsigned char *end)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t high = 0x8080808080808080ull;
+	uint64_t w, q, bs, ctl;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, 8);
+		q = w ^ (ones * '"');
+		bs = w ^ (ones * '\\');
+		ctl = w & (ones * 0xE0);
+		if ((((q - ones) & ~q) | ((bs - ones) & ~bs) |
+		     ((ctl - ones) & ~ctl)) & high)
+			break;
+		p += 8;
+	}
+	while (p < end && *p >= 32 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
 static int json_str(struct lb_buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + strlen(s);
 	int rc = lb_buf_addc(b, '"', NULL);
 
-	for (; rc == 0 && *p != '\0'; p++) {
+	for (; rc == 0 && (p = json_plain(p, end)) < end; p++) {
 		char e[6] = { '\\', 0, '0', '0', 0, 0 };
 		size_t n = 2;
 
-		if (*p >= 32 && *p != '"' && *p != '\\')
-			continue;
 		switch (*p) {
 		case '"': e[1] = '"'; break;
 		case '\\': e[1] = '\\'; break;

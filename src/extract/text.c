@@ -5,6 +5,7 @@
  * counts. See extract_int.h.
  */
 #define _GNU_SOURCE	/* memmem, memrchr */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,6 +49,16 @@ int x_utf8_valid(const char *s, size_t n)
 	size_t i = 0, l;
 
 	while (i < n) {
+		uint64_t w;
+
+		/* eight ASCII bytes at a time */
+		if (n - i >= 8) {
+			memcpy(&w, p + i, 8);
+			if ((w & 0x8080808080808080ull) == 0) {
+				i += 8;
+				continue;
+			}
+		}
 		if (p[i] < 0x80) {
 			i++;
 			continue;

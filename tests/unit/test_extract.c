@@ -695,23 +695,30 @@ static void test_text_runs(void **state)
 }
 
 /* x_word_count() on random texts against every character decoded (its
- * ASCII bytes are read from a table) */
+ * ASCII bytes are read from a table), and x_utf8_valid() (eight ASCII
+ * bytes at a time) likewise */
 static void test_word_count_random(void **state)
 {
 	uint64_t x = 42;
 	char in[400];
 	size_t i, n, j, l, words;
 	unsigned cp;
-	int inword, w;
+	int inword, w, valid;
 
 	(void)state;
 	for (i = 0; i < 3000; i++) {
 		n = random_text(&x, in, sizeof(in));
+		for (j = 0; i % 2 && j < n; j++)	/* half without a bad byte */
+			if (in[j] == '\xff')
+				in[j] = 'y';
 		words = 0;
 		inword = 0;
+		valid = 1;
 		for (j = 0; j < n; j += l) {
 			cp = x_utf8_next((const unsigned char *)in + j, n - j,
 					 &l);
+			if (cp == 0xFFFD && l == 1)
+				valid = 0;
 			w = (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
 			    (cp >= 'A' && cp <= 'Z') ||
 			    (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7 &&
@@ -729,6 +736,7 @@ static void test_word_count_random(void **state)
 			}
 		}
 		assert_int_equal(x_word_count(in), words);
+		assert_int_equal(x_utf8_valid(in, n), valid);
 	}
 }
 
