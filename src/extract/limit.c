@@ -101,10 +101,20 @@ static int is_alpha(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* The lists below are in lower case: an entry whose first letter differs
+ * is passed over without its strlen() (every tag of a page meets these
+ * lists: ~1.6 M strlen() a 2,000 pages before) */
 static int name_is(const char *name, size_t n, const char *const *list)
 {
+	char c;
+
+	if (n == 0)
+		return 0;
+	c = (char)(name[0] >= 'A' && name[0] <= 'Z' ? name[0] - 'A' + 'a' :
+		   name[0]);
 	for (; *list != NULL; list++)
-		if (strlen(*list) == n && strncasecmp(name, *list, n) == 0)
+		if ((*list)[0] == c && strlen(*list) == n &&
+		    strncasecmp(name, *list, n) == 0)
 			return 1;
 	return 0;
 }

@@ -1107,6 +1107,23 @@ static void test_formatting_bomb(void **state)
 	assert_non_null(strstr(out, "<b class=c0>"));
 	/* past the budget they are closed before the next paragraph */
 	assert_non_null(strstr(out, "</b></b><p>x"));
+	{	/* tag names in upper case are the same elements */
+		char *up = NULL;
+		size_t uplen = 0;
+
+		for (i = 0; i < b.len; i++)
+			if (b.data[i] == 'b' || b.data[i] == 'p')
+				b.data[i] = (char)(b.data[i] - 'a' + 'A');
+		assert_int_equal(x_limit_html(b.data, b.len, &up, &uplen), 0);
+		assert_int_equal(uplen, outlen);
+		for (i = 0; i < outlen; i++)
+			assert_true(up[i] == out[i] ||
+				    up[i] == out[i] - 'a' + 'A');
+		free(up);
+		for (i = 0; i < b.len; i++)
+			if (b.data[i] == 'B' || b.data[i] == 'P')
+				b.data[i] = (char)(b.data[i] - 'A' + 'a');
+	}
 	for (p = out; (p = strstr(p, "<p>x")) != NULL; p++)
 		paras++;
 	assert_int_equal(paras, 20000);
