@@ -166,8 +166,11 @@ static const char *sniff_meta(const char *s, size_t n, char *buf)
 	if (n > SNIFF_BYTES)
 		n = SNIFF_BYTES;
 	for (i = 0; i + 5 < n; i++) {
-		if (s[i] != '<')
-			continue;
+		const char *lt = memchr(s + i, '<', n - 5 - i);
+
+		if (lt == NULL)
+			break;
+		i = (size_t)(lt - s);
 		if (i + 4 <= n && memcmp(s + i, "<!--", 4) == 0) {
 			const char *e = memmem(s + i + 4, n - i - 4, "-->", 3);
 
