@@ -44,6 +44,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,10 +216,17 @@ static int tokenize_ascii(const char *s, struct tok_ctx *t)
 	size_t len;
 	int digits;
 
-	while (*p != '\0')
-		if (*p++ >= 0x80)
+	size_t n = strlen(s), i = 0;
+	uint64_t w8;
+
+	for (; i + 8 <= n; i += 8) {	/* eight bytes at a time */
+		memcpy(&w8, p + i, 8);
+		if (w8 & 0x8080808080808080ull)
 			return -1;
-	p = (const unsigned char *)s;
+	}
+	for (; i < n; i++)
+		if (p[i] >= 0x80)
+			return -1;
 	while (*p != '\0') {
 		if (!ascii_word(*p)) {
 			p++;
