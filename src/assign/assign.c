@@ -180,12 +180,13 @@ struct solver {
 	size_t *off;
 	uint32_t *tg;
 	int32_t *cost;		/* at the current scale (cost0 >> shift, rounded) */
-	int32_t *cost0;		/* at full scale */
+	int32_t *cost0;		/* at full scale: kept (set_shift) only once a
+				 * coarse level is asked for, NULL before, so
+				 * that the usual solve holds one copy */
 	int shift;
 	int64_t cost_r0;
 	uint8_t *fl;		/* bit 0: flow, bit 1: chosen by greedy */
 	uint8_t *rnd;		/* dense random arc */
-	float *score;
 	/* arcs by target */
 	size_t *roff;
 	uint32_t *rarc, *rsrc;
@@ -1228,7 +1229,7 @@ static void snap_restore(struct solver *S, const struct snap *sn)
 static void solver_free(struct solver *S)
 {
 	free(S->off); free(S->tg); free(S->cost); free(S->cost0); free(S->fl); free(S->rnd);
-	free(S->score); free(S->roff); free(S->rarc); free(S->rsrc);
+	free(S->roff); free(S->rarc); free(S->rsrc);
 	free(S->ulist); free(S->upos); free(S->rpos); free(S->nused);
 	free(S->ls); free(S->r); free(S->rgreedy); free(S->gs);
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
@@ -1424,8 +1425,7 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	S->cost = malloc((na + 1) * sizeof(int32_t));
 	S->fl = calloc(na + 1, 1);
 	S->rnd = calloc(na + 1, 1);
-	S->score = malloc((na + 1) * sizeof(float));
-	if (!S->tg || !S->cost || !S->fl || !S->rnd || !S->score)
+	if (!S->tg || !S->cost || !S->fl || !S->rnd)
 		goto nomem;
 	for (j = 0; j < S->nt; j++)
 		mark[j] = NONE;
@@ -1453,19 +1453,18 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 			if (S->gs[s] == NONE || S->gt[t] != S->gs[s])
 				continue;
 			if (mark[t] == s) {
-				/* duplicate: keep the best score */
+				/* duplicate: keep the best score (the lowest
+				 * cost; emit() finds the score again) */
+				wb = w + (pmark[t] == s ? bonus : 0);
 				for (i = start; i < a; i++)
-					if (S->tg[i] == t && S->score[i] < w) {
-						S->score[i] = w;
-						wb = w + (pmark[t] == s ? bonus : 0);
+					if (S->tg[i] == t &&
+					    weight_cost(wb) < S->cost[i])
 						S->cost[i] = weight_cost(wb);
-					}
 				continue;
 			}
 			mark[t] = (uint32_t)s;
 			wb = w + (pmark[t] == s ? bonus : 0);
 			S->tg[a] = t;
-			S->score[a] = w;
 			S->cost[a] = weight_cost(wb);
 			a++;
 		}
@@ -1473,16 +1472,13 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 		for (i = start + 1; i < a; i++) {
 			uint32_t tt = S->tg[i];
 			int32_t cc = S->cost[i];
-			float ww = S->score[i];
 
 			for (k = i; k > start && S->cost[k - 1] > cc; k--) {
 				S->tg[k] = S->tg[k - 1];
 				S->cost[k] = S->cost[k - 1];
-				S->score[k] = S->score[k - 1];
 			}
 			S->tg[k] = tt;
 			S->cost[k] = cc;
-			S->score[k] = ww;
 		}
 		if (p->random_completion && S->gs[s] != NONE &&
 		    !hub_src(S, (uint32_t)s)) {
@@ -1494,7 +1490,6 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 				if ((long)t == self || mark[t] == s)
 					continue;
 				S->tg[a] = t;
-				S->score[a] = 0;
 				S->cost[a] = (int32_t)S->cost_r;
 				S->rnd[a] = 1;
 				a++;
@@ -1890,15 +1885,25 @@ static int64_t select_kth(int64_t *x, size_t n, size_t k)
 }
 
 /* Costs at 2^-shift of full scale (rounded): the coarse levels. */
-static void set_shift(struct solver *S, int sh)
+static int set_shift(struct solver *S, int sh)
 {
 	double d = (double)((int64_t)1 << sh);
 	size_t a;
 
+	if (S->cost0 == NULL) {
+		/* cost is still at full scale (shift 0 since build_arcs) */
+		if (sh == 0)
+			return 0;
+		S->cost0 = malloc((S->na + 1) * sizeof(int32_t));
+		if (S->cost0 == NULL)
+			return -1;
+		memcpy(S->cost0, S->cost, S->na * sizeof(int32_t));
+	}
 	S->shift = sh;
 	for (a = 0; a < S->na; a++)
 		S->cost[a] = (int32_t)llround((double)S->cost0[a] / d);
 	S->cost_r = llround((double)S->cost_r0 / d);
+	return 0;
 }
 
 /*
@@ -4463,7 +4468,30 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int emit(struct solver *S, const struct lb_assign_params *p,
+/*
+ * The score of source s's candidate link to t: the solver keeps only
+ * costs (with yesterday's bonus in them), 4 bytes an arc less; a
+ * duplicate target keeps its best score, as build_arcs() keeps its
+ * lowest cost.
+ */
+static float cand_score(const struct lb_candidates *c, size_t s, uint32_t t)
+{
+	const uint32_t *tg = c->target + s * c->m;
+	const float *sc = c->score + s * c->m;
+	float w = 0;
+	size_t j;
+	int found = 0;
+
+	for (j = 0; j < c->m; j++)
+		if (tg[j] == t && (!found || w < sc[j])) {
+			w = sc[j];
+			found = 1;
+		}
+	return w;
+}
+
+static int emit(struct solver *S, const struct lb_candidates *c,
+		const struct lb_assign_params *p,
 		const uint32_t *rt, struct lb_assignment *out,
 		struct lb_assign_stats *st, double bonus)
 {
@@ -4505,8 +4533,8 @@ static int emit(struct solver *S, const struct lb_assign_params *p,
 				st->model_objective += LB_ASSIGN_RANDOM_WEIGHT;
 			} else {
 				row[n].type = LB_LINK_RELATED;
-				row[n].score = S->score[i];
-				st->objective += S->score[i];
+				row[n].score = cand_score(c, s, S->tg[i]);
+				st->objective += row[n].score;
 				st->model_objective += -(double)S->cost[i] / SCALE;
 			}
 			if (!(S->fl[i] & 2))
@@ -4702,13 +4730,7 @@ static int solve_once(const struct lb_candidates *cand,
 		}
 		kmax = (uint32_t)f;
 	}
-	S.cost0 = malloc((S.na + 1) * sizeof(int32_t));
-	if (S.cost0 == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	memcpy(S.cost0, S.cost, S.na * sizeof(int32_t));
-	S.cost_r0 = S.cost_r;
+	S.cost_r0 = S.cost_r;	/* cost0 waits for a coarse level */
 
 	/*
 	 * direct: plain top-L marks the greedy links; cost scaling finds
@@ -4804,8 +4826,7 @@ static int solve_once(const struct lb_candidates *cand,
 			S.p[tnode(&S, (uint32_t)t)] = b > 0 ? b * f : 0;
 		}
 		S.p[S.y] = 0;
-		set_shift(&S, shifts[j]);
-		if (init_flow(&S, 0) < 0 ||
+		if (set_shift(&S, shifts[j]) < 0 || init_flow(&S, 0) < 0 ||
 		    (j == 0 && price_rounds(&S, PRICE_ROUNDS) < 0)) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
@@ -4912,7 +4933,7 @@ static int solve_once(const struct lb_candidates *cand,
 	}
 	log_debug("assign: %.3f s cost scaling, %.3f s realising and "
 		  "certifying the links", t_cs, now_seconds() - t_rz);
-	if (emit(&S, p, rt, out, st, bonus) < 0) {
+	if (emit(&S, cand, p, rt, out, st, bonus) < 0) {
 		lb_assignment_release(out);
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
