@@ -167,6 +167,26 @@ struct walk {
 	uint32_t epoch, from;
 };
 
+/*
+ * 8 bytes an arc, two tenants in turn: the used lists (u: list is
+ * indexed by reverse-CSR position, pos by arc) between cost scaling's
+ * refines and after, and cost scaling's link heaps (lh, indexed by
+ * reverse-CSR position like the keys in struct cs) during a refine.
+ * init_flow() and adopt_flow() rebuild the used lists from the flow
+ * (used_part) after every refine, and nothing reads them in between;
+ * lh_part() reads a target's used list entry i just before it writes
+ * its heap entry i over it.
+ */
+union arc_use {
+	struct {
+		uint32_t list, pos;
+	} u;
+	struct {
+		uint32_t src;	/* the link's source */
+		int32_t cost;	/* c(s, t): the top check reads no arc array */
+	} lh;
+};
+
 struct solver {
 	size_t ns, nt, ng, nn;
 	uint32_t y;		/* the sink's node id */
@@ -190,9 +210,12 @@ struct solver {
 	/* arcs by target */
 	size_t *roff;
 	uint32_t *rarc, *rsrc;
-	/* per target, its used in-arcs first: ulist[roff[t] .. + nused[t])
-	 * holds reverse-CSR positions; rpos[a] is arc a's, upos[a] its slot */
-	uint32_t *ulist, *upos, *rpos, *nused;
+	/* per target, its used in-arcs first: ua[roff[t] .. + nused[t]).u.list
+	 * holds reverse-CSR positions; rpos[a] is arc a's, ua[a].u.pos its
+	 * slot. Cost scaling lends the same 8 bytes an arc to its link heaps
+	 * (ua[].lh, see struct cs): the used lists are stale there anyway */
+	union arc_use *ua;
+	uint32_t *rpos, *nused;
 
 	/* per source */
 	uint32_t *ls, *r, *rgreedy, *gs;
@@ -755,14 +778,14 @@ static void used_set(struct solver *S, uint32_t a, int on)
 	if (on) {
 		size_t k = base + S->nused[t]++;
 
-		S->ulist[k] = S->rpos[a];
-		S->upos[a] = (uint32_t)k;
+		S->ua[k].u.list = S->rpos[a];
+		S->ua[a].u.pos = (uint32_t)k;
 	} else {
-		size_t k = S->upos[a], last = base + --S->nused[t];
-		uint32_t moved = S->ulist[last];
+		size_t k = S->ua[a].u.pos, last = base + --S->nused[t];
+		uint32_t moved = S->ua[last].u.list;
 
-		S->ulist[k] = moved;
-		S->upos[S->rarc[moved]] = (uint32_t)k;
+		S->ua[k].u.list = moved;
+		S->ua[S->rarc[moved]].u.pos = (uint32_t)k;
 	}
 }
 
@@ -781,8 +804,8 @@ static void used_part(struct solver *S, void *ctx, size_t lo, size_t hi,
 			uint32_t a = S->rarc[i];
 
 			if (S->fl[a] & 1) {
-				S->ulist[base + n] = (uint32_t)i;
-				S->upos[a] = (uint32_t)(base + n);
+				S->ua[base + n].u.list = (uint32_t)i;
+				S->ua[a].u.pos = (uint32_t)(base + n);
 				n++;
 			}
 		}
@@ -990,7 +1013,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 		size_t k;
 
 		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
-			uint32_t ri = S->ulist[k];
+			uint32_t ri = S->ua[k].u.list;
 			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
 
 			if (relax(S, s, du - S->cost[a] + pu - p[s], u, a) < 0)
@@ -1230,7 +1253,7 @@ static void solver_free(struct solver *S)
 {
 	free(S->off); free(S->tg); free(S->cost); free(S->cost0); free(S->fl); free(S->rnd);
 	free(S->roff); free(S->rarc); free(S->rsrc);
-	free(S->ulist); free(S->upos); free(S->rpos); free(S->nused);
+	free(S->ua); free(S->rpos); free(S->nused);
 	free(S->ls); free(S->r); free(S->rgreedy); free(S->gs);
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
@@ -1527,11 +1550,10 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	for (j = S->nt; j > 0; j--)
 		S->roff[j] = S->roff[j - 1];
 	S->roff[0] = 0;
-	S->ulist = malloc((a + 1) * sizeof(uint32_t));
-	S->upos = malloc((a + 1) * sizeof(uint32_t));
+	S->ua = malloc((a + 1) * sizeof(*S->ua));
 	S->rpos = malloc((a + 1) * sizeof(uint32_t));
 	S->nused = calloc(S->nt + 1, sizeof(uint32_t));
-	if (!S->ulist || !S->upos || !S->rpos || !S->nused)
+	if (!S->ua || !S->rpos || !S->nused)
 		goto nomem;
 	for (j = 0; j < a; j++)
 		S->rpos[S->rarc[j]] = (uint32_t)j;
@@ -2129,14 +2151,6 @@ out:
 #define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
 #define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
 
-struct lh_item {
-	int64_t key;		/* (p(s) + c(s, t) when last looked at) * 256
-				 * + the arc's slot in s's list (LH_NOSLOT if
-				 * beyond): a give back needs no search */
-	uint32_t src;
-	int32_t cost;		/* c(s, t): the top check reads no arc array */
-};
-
 #define LH_NOSLOT 255
 
 struct cs {
@@ -2162,8 +2176,16 @@ struct cs {
 	double t_start;		/* seconds in cs_start(), all refines */
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
-	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
-	struct lh_item *hi;
+	/*
+	 * Per target, its links by p(s) + c(s,t), in its reverse-CSR
+	 * segment: the key, (p(s) + c(s, t) when last looked at) * 256 +
+	 * the arc's slot in s's list (LH_NOSLOT if beyond: a give back needs
+	 * no search), in hk; the source and cost in hv, which is the
+	 * solver's ua (union arc_use): 8 bytes an arc instead of 16 more
+	 * while cost scaling runs (256 MB at N = 1,000,000)
+	 */
+	int64_t *hk;
+	union arc_use *hv;
 	struct lh_count {
 		uint32_t n;	/* links in the segment */
 		uint32_t ord;	/* the first ord of them are in heap order */
@@ -2173,34 +2195,40 @@ struct cs {
 	struct iheap *hubt, *hubs, ys;
 };
 
-static void lh_up(struct lh_item *h, size_t i)
+static void lh_up(int64_t *hk, union arc_use *hv, size_t i)
 {
-	struct lh_item x = h[i];
+	int64_t xk = hk[i];
+	union arc_use xv = hv[i];
 
-	while (i > 0 && h[(i - 1) / 2].key < x.key) {
-		h[i] = h[(i - 1) / 2];
+	while (i > 0 && hk[(i - 1) / 2] < xk) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i].lh = hv[(i - 1) / 2].lh;
 		i = (i - 1) / 2;
 	}
-	h[i] = x;
+	hk[i] = xk;
+	hv[i].lh = xv.lh;
 }
 
-static void lh_down(struct lh_item *h, size_t n, size_t i)
+static void lh_down(int64_t *hk, union arc_use *hv, size_t n, size_t i)
 {
-	struct lh_item x = h[i];
+	int64_t xk = hk[i];
+	union arc_use xv = hv[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1].key > h[c].key)
+		if (c + 1 < n && hk[c + 1] > hk[c])
 			c++;
-		if (h[c].key <= x.key)
+		if (hk[c] <= xk)
 			break;
-		h[i] = h[c];
+		hk[i] = hk[c];
+		hv[i].lh = hv[c].lh;
 		i = c;
 	}
-	h[i] = x;
+	hk[i] = xk;
+	hv[i].lh = xv.lh;
 }
 
 /* Target t's link heap: add the link from source s at cost c. It joins
@@ -2209,13 +2237,14 @@ static void lh_down(struct lh_item *h, size_t n, size_t i)
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
 		   uint32_t s, int32_t c, size_t slot)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 	size_t n = C->hn[t].n++;
 
-	h[n].key = (S->p[s] + c) * 256 +
-		   (slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
-	h[n].src = s;
-	h[n].cost = c;
+	hk[n] = (S->p[s] + c) * 256 +
+		(slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
+	hv[n].lh.src = s;
+	hv[n].lh.cost = c;
 }
 
 /* The arc of source s to target t that carries flow (found on a give
@@ -2235,34 +2264,37 @@ static uint32_t flow_arc(const struct solver *S, uint32_t s, uint32_t t)
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 		       int64_t *val, uint32_t *slot)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 
 	while (C->hn[t].ord < C->hn[t].n)
-		lh_up(h, C->hn[t].ord++);
+		lh_up(hk, hv, C->hn[t].ord++);
 	while (C->hn[t].n > 0) {
-		int64_t v = S->p[h[0].src] + h[0].cost;
-		int64_t sl = h[0].key & 255;
+		int64_t v = S->p[hv[0].lh.src] + hv[0].lh.cost;
+		int64_t sl = hk[0] & 255;
 
-		if (v >= h[0].key >> 8) {
+		if (v >= hk[0] >> 8) {
 			*val = v;
 			*slot = (uint32_t)sl;
-			return h[0].src;
+			return hv[0].lh.src;
 		}
-		h[0].key = v * 256 + sl;
-		lh_down(h, C->hn[t].n, 0);
+		hk[0] = v * 256 + sl;
+		lh_down(hk, hv, C->hn[t].n, 0);
 	}
 	return NONE;
 }
 
 static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 	size_t n = --C->hn[t].n;
 
 	C->hn[t].ord = (uint32_t)n;	/* lh_top() ordered them all */
 	if (n > 0) {
-		h[0] = h[n];
-		lh_down(h, n, 0);
+		hk[0] = hk[n];
+		hv[0].lh = hv[n].lh;
+		lh_down(hk, hv, n, 0);
 	}
 }
 
@@ -2687,7 +2719,7 @@ static void lh_part(struct solver *S, void *ctx, size_t lo, size_t hi,
 	for (t = lo; t < hi; t++) {
 		C->hn[t].n = C->hn[t].ord = 0;
 		for (i = 0; i < S->nused[t]; i++) {
-			uint32_t pos = S->ulist[S->roff[t] + i];
+			uint32_t pos = S->ua[S->roff[t] + i].u.list;
 			uint32_t a = S->rarc[pos], s = S->rsrc[pos];
 
 			lh_add(S, C, (uint32_t)t, s, S->cost[a], a - S->off[s]);
@@ -2823,13 +2855,14 @@ static int cost_scale(struct solver *S, int64_t eps0)
 	C.ring = malloc(S->nn * sizeof(uint32_t));
 	C.inq = malloc(S->nn);
 	C.mem = malloc(S->nn);
-	C.hi = malloc((S->na + 1) * sizeof(struct lh_item));
+	C.hk = malloc((S->na + 1) * sizeof(int64_t));
+	C.hv = S->ua;
 	C.hn = malloc((S->nt + 1) * sizeof(*C.hn));
 	C.hubt = calloc(S->ng + 1, sizeof(struct iheap));
 	C.hubs = calloc(S->ng + 1, sizeof(struct iheap));
 	C.stk = malloc((S->nt + 1) * sizeof(uint32_t));
 	C.pt = malloc((S->nt + 1) * sizeof(int32_t));
-	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hi || !C.hn ||
+	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hn ||
 	    !C.hubt || !C.hubs || !C.stk || !C.pt)
 		goto out;
 	for (C.eps = eps0; r == 0; C.eps /= CS_ALPHA) {
@@ -2867,7 +2900,7 @@ out:
 	free(C.inq);
 	free(C.mem);
 	free(C.val);
-	free(C.hi);
+	free(C.hk);
 	free(C.hn);
 	free(C.stk);
 	free(C.pt);
@@ -3204,7 +3237,7 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 		size_t deg = S->nused[t];
 
 		if (idx < deg) {
-			size_t i = S->ulist[S->roff[t] + idx];
+			size_t i = S->ua[S->roff[t] + idx].u.list;
 			uint32_t a = S->rarc[i], s = S->rsrc[i];
 
 			if (-S->cost[a] + p[v] - p[s] != 0)
