@@ -211,11 +211,11 @@ struct solver {
 	size_t *roff;
 	uint32_t *rarc, *rsrc;
 	/* per target, its used in-arcs first: ua[roff[t] .. + nused[t]).u.list
-	 * holds reverse-CSR positions; rpos[a] is arc a's, ua[a].u.pos its
-	 * slot. Cost scaling lends the same 8 bytes an arc to its link heaps
+	 * holds reverse-CSR positions (rev_pos() finds arc a's), ua[a].u.pos
+	 * its slot. Cost scaling lends the same 8 bytes an arc to its link heaps
 	 * (ua[].lh, see struct cs): the used lists are stale there anyway */
 	union arc_use *ua;
-	uint32_t *rpos, *nused;
+	uint32_t *nused;
 
 	/* per source */
 	uint32_t *ls, *r, *rgreedy, *gs;
@@ -769,8 +769,30 @@ static int walk_step(struct solver *S, uint32_t kind)
 	return 0;
 }
 
-/* Arc a (into t) became used or unused: keep t's used list. */
-static void used_set(struct solver *S, uint32_t a, int on)
+/*
+ * The reverse-CSR position of the arc s -> t: t's segment lists its
+ * sources in ascending order, each once (build_arcs() merges duplicate
+ * targets), so a binary search finds it; a per-arc array would cost 4
+ * bytes an arc (128 MB at N = 1,000,000) for what only an augmentation
+ * asks.
+ */
+static uint32_t rev_pos(const struct solver *S, uint32_t s, uint32_t t)
+{
+	size_t lo = S->roff[t], hi = S->roff[t + 1];
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (S->rsrc[mid] <= s)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* Arc a (from s into t) became used or unused: keep t's used list. */
+static void used_set(struct solver *S, uint32_t s, uint32_t a, int on)
 {
 	uint32_t t = S->tg[a];
 	size_t base = S->roff[t];
@@ -778,7 +800,7 @@ static void used_set(struct solver *S, uint32_t a, int on)
 	if (on) {
 		size_t k = base + S->nused[t]++;
 
-		S->ua[k].u.list = S->rpos[a];
+		S->ua[k].u.list = rev_pos(S, s, t);
 		S->ua[a].u.pos = (uint32_t)k;
 	} else {
 		size_t k = S->ua[a].u.pos, last = base + --S->nused[t];
@@ -870,7 +892,7 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 		t = S->tg[a];
 		S->q[t]++;
 		S->fl[a] ^= 1;
-		used_set(S, a, 0);
+		used_set(S, v, a, 0);
 		night_touch(S, v, tnode(S, t));
 		return;
 	}
@@ -908,7 +930,7 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 	}
 	S->fl[via] ^= 1;
 	in_add(S, S->tg[via], (S->fl[via] & 1) ? +1 : -1);
-	used_set(S, via, S->fl[via] & 1);
+	used_set(S, is_src(S, u) ? u : v, via, S->fl[via] & 1);
 	if (S->collapse)
 		night_touch(S, is_src(S, u) ? u : v, tnode(S, S->tg[via]));
 }
@@ -1253,7 +1275,7 @@ static void solver_free(struct solver *S)
 {
 	free(S->off); free(S->tg); free(S->cost); free(S->cost0); free(S->fl); free(S->rnd);
 	free(S->roff); free(S->rarc); free(S->rsrc);
-	free(S->ua); free(S->rpos); free(S->nused);
+	free(S->ua); free(S->nused);
 	free(S->ls); free(S->r); free(S->rgreedy); free(S->gs);
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
@@ -1551,12 +1573,9 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 		S->roff[j] = S->roff[j - 1];
 	S->roff[0] = 0;
 	S->ua = malloc((a + 1) * sizeof(*S->ua));
-	S->rpos = malloc((a + 1) * sizeof(uint32_t));
 	S->nused = calloc(S->nt + 1, sizeof(uint32_t));
-	if (!S->ua || !S->rpos || !S->nused)
+	if (!S->ua || !S->nused)
 		goto nomem;
-	for (j = 0; j < a; j++)
-		S->rpos[S->rarc[j]] = (uint32_t)j;
 	rc = 0;
 	goto out;
 nomem:
