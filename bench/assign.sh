@@ -109,6 +109,8 @@ done
 # A night: 1 % of the pages changed (a third deleted, a third new, a third
 # with new candidate lists). Yesterday is solved cold; tonight warm (from
 # yesterday's links and bonuses), cold, and by LEMON cold, same objective.
+# The night's process (both candidate sets, yesterday's solve, warm and
+# cold) must peak under 2 GiB (process_peak_mib: VmHWM since its start).
 NIGHT_NS=${ASSIGN_BENCH_NIGHT_N:-$NS}
 echo "assign night: 1 % of the pages changed, k = $L (warm = from yesterday's bonuses)"
 for n in $NIGHT_NS; do
@@ -138,6 +140,13 @@ for n in $NIGHT_NS; do
 			status=1
 		fi
 	done
+	# issue 17: the whole night's process (yesterday, warm and cold,
+	# both candidate sets) under 2 GiB
+	if awk -v m="$(field "$cold" process_peak_mib)" \
+	    'BEGIN { exit !(m > 2048) }'; then
+		echo "  FAIL: the night's process peaked over 2 GiB" >&2
+		status=1
+	fi
 	[ -n "$lemon_obj" ] || lemon_obj=$(field "$cold" objective)
 	awk -v n="$n" -v th="$th" -v wt="$(field "$warm" cpu)" -v ct="$(field "$cold" cpu)" \
 	    -v ww="$(field "$warm" seconds)" -v cw="$(field "$cold" seconds)" \

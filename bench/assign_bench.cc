@@ -336,11 +336,13 @@ static int run_night(const struct lb_candidates *c0,
 		printf("night-%s N=%zu M=%zu L=%zu k=%zu threads=%zu cpu=%.3f "
 		       "seconds=%.3f objective=%.6f "
 		       "min_in=%zu certified=%d churn=%zu churn_pages=%zu "
-		       "lifted_pages=%zu links_hash=%016llx\n", what[w], n1,
+		       "lifted_pages=%zu links_hash=%016llx "
+		       "process_peak_mib=%.1f\n", what[w], n1,
 		       c.m, l, k, st.threads,
 		       cpu_now() - c0t, now() - w0, st.model_objective, st.min_in,
 		       st.certified, st.churn, st.churn_sources,
-		       st.lifted_pages, (unsigned long long)links_hash(a));
+		       st.lifted_pages, (unsigned long long)links_hash(a),
+		       (double)rss_kib("VmHWM:") / 1024.0);
 		fflush(stdout);
 	}
 	/* how far the optimal bonuses moved overnight (pages kept) */

@@ -167,6 +167,26 @@ struct walk {
 	uint32_t epoch, from;
 };
 
+/*
+ * 8 bytes an arc, two tenants in turn: the used lists (u: list is
+ * indexed by reverse-CSR position, pos by arc) between cost scaling's
+ * refines and after, and cost scaling's link heaps (lh, indexed by
+ * reverse-CSR position like the keys in struct cs) during a refine.
+ * init_flow() and adopt_flow() rebuild the used lists from the flow
+ * (used_part) after every refine, and nothing reads them in between;
+ * lh_part() reads a target's used list entry i just before it writes
+ * its heap entry i over it.
+ */
+union arc_use {
+	struct {
+		uint32_t list, pos;
+	} u;
+	struct {
+		uint32_t src;	/* the link's source */
+		int32_t cost;	/* c(s, t): the top check reads no arc array */
+	} lh;
+};
+
 struct solver {
 	size_t ns, nt, ng, nn;
 	uint32_t y;		/* the sink's node id */
@@ -180,18 +200,22 @@ struct solver {
 	size_t *off;
 	uint32_t *tg;
 	int32_t *cost;		/* at the current scale (cost0 >> shift, rounded) */
-	int32_t *cost0;		/* at full scale */
+	int32_t *cost0;		/* at full scale: kept (set_shift) only once a
+				 * coarse level is asked for, NULL before, so
+				 * that the usual solve holds one copy */
 	int shift;
 	int64_t cost_r0;
 	uint8_t *fl;		/* bit 0: flow, bit 1: chosen by greedy */
 	uint8_t *rnd;		/* dense random arc */
-	float *score;
 	/* arcs by target */
 	size_t *roff;
 	uint32_t *rarc, *rsrc;
-	/* per target, its used in-arcs first: ulist[roff[t] .. + nused[t])
-	 * holds reverse-CSR positions; rpos[a] is arc a's, upos[a] its slot */
-	uint32_t *ulist, *upos, *rpos, *nused;
+	/* per target, its used in-arcs first: ua[roff[t] .. + nused[t]).u.list
+	 * holds reverse-CSR positions (rev_pos() finds arc a's), ua[a].u.pos
+	 * its slot. Cost scaling lends the same 8 bytes an arc to its link heaps
+	 * (ua[].lh, see struct cs): the used lists are stale there anyway */
+	union arc_use *ua;
+	uint32_t *nused;
 
 	/* per source */
 	uint32_t *ls, *r, *rgreedy, *gs;
@@ -745,8 +769,30 @@ static int walk_step(struct solver *S, uint32_t kind)
 	return 0;
 }
 
-/* Arc a (into t) became used or unused: keep t's used list. */
-static void used_set(struct solver *S, uint32_t a, int on)
+/*
+ * The reverse-CSR position of the arc s -> t: t's segment lists its
+ * sources in ascending order, each once (build_arcs() merges duplicate
+ * targets), so a binary search finds it; a per-arc array would cost 4
+ * bytes an arc (128 MB at N = 1,000,000) for what only an augmentation
+ * asks.
+ */
+static uint32_t rev_pos(const struct solver *S, uint32_t s, uint32_t t)
+{
+	size_t lo = S->roff[t], hi = S->roff[t + 1];
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (S->rsrc[mid] <= s)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* Arc a (from s into t) became used or unused: keep t's used list. */
+static void used_set(struct solver *S, uint32_t s, uint32_t a, int on)
 {
 	uint32_t t = S->tg[a];
 	size_t base = S->roff[t];
@@ -754,14 +800,14 @@ static void used_set(struct solver *S, uint32_t a, int on)
 	if (on) {
 		size_t k = base + S->nused[t]++;
 
-		S->ulist[k] = S->rpos[a];
-		S->upos[a] = (uint32_t)k;
+		S->ua[k].u.list = rev_pos(S, s, t);
+		S->ua[a].u.pos = (uint32_t)k;
 	} else {
-		size_t k = S->upos[a], last = base + --S->nused[t];
-		uint32_t moved = S->ulist[last];
+		size_t k = S->ua[a].u.pos, last = base + --S->nused[t];
+		uint32_t moved = S->ua[last].u.list;
 
-		S->ulist[k] = moved;
-		S->upos[S->rarc[moved]] = (uint32_t)k;
+		S->ua[k].u.list = moved;
+		S->ua[S->rarc[moved]].u.pos = (uint32_t)k;
 	}
 }
 
@@ -780,8 +826,8 @@ static void used_part(struct solver *S, void *ctx, size_t lo, size_t hi,
 			uint32_t a = S->rarc[i];
 
 			if (S->fl[a] & 1) {
-				S->ulist[base + n] = (uint32_t)i;
-				S->upos[a] = (uint32_t)(base + n);
+				S->ua[base + n].u.list = (uint32_t)i;
+				S->ua[a].u.pos = (uint32_t)(base + n);
 				n++;
 			}
 		}
@@ -846,7 +892,7 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 		t = S->tg[a];
 		S->q[t]++;
 		S->fl[a] ^= 1;
-		used_set(S, a, 0);
+		used_set(S, v, a, 0);
 		night_touch(S, v, tnode(S, t));
 		return;
 	}
@@ -884,7 +930,7 @@ static void apply_arc(struct solver *S, uint32_t u, uint32_t v, uint32_t via)
 	}
 	S->fl[via] ^= 1;
 	in_add(S, S->tg[via], (S->fl[via] & 1) ? +1 : -1);
-	used_set(S, via, S->fl[via] & 1);
+	used_set(S, is_src(S, u) ? u : v, via, S->fl[via] & 1);
 	if (S->collapse)
 		night_touch(S, is_src(S, u) ? u : v, tnode(S, S->tg[via]));
 }
@@ -989,7 +1035,7 @@ static int expand_fwd(struct solver *S, uint32_t u, int64_t du)
 		size_t k;
 
 		for (k = S->roff[t]; k < S->roff[t] + S->nused[t]; k++) {
-			uint32_t ri = S->ulist[k];
+			uint32_t ri = S->ua[k].u.list;
 			uint32_t a = S->rarc[ri], s = S->rsrc[ri];
 
 			if (relax(S, s, du - S->cost[a] + pu - p[s], u, a) < 0)
@@ -1228,8 +1274,8 @@ static void snap_restore(struct solver *S, const struct snap *sn)
 static void solver_free(struct solver *S)
 {
 	free(S->off); free(S->tg); free(S->cost); free(S->cost0); free(S->fl); free(S->rnd);
-	free(S->score); free(S->roff); free(S->rarc); free(S->rsrc);
-	free(S->ulist); free(S->upos); free(S->rpos); free(S->nused);
+	free(S->roff); free(S->rarc); free(S->rsrc);
+	free(S->ua); free(S->nused);
 	free(S->ls); free(S->r); free(S->rgreedy); free(S->gs);
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
@@ -1424,8 +1470,7 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	S->cost = malloc((na + 1) * sizeof(int32_t));
 	S->fl = calloc(na + 1, 1);
 	S->rnd = calloc(na + 1, 1);
-	S->score = malloc((na + 1) * sizeof(float));
-	if (!S->tg || !S->cost || !S->fl || !S->rnd || !S->score)
+	if (!S->tg || !S->cost || !S->fl || !S->rnd)
 		goto nomem;
 	for (j = 0; j < S->nt; j++)
 		mark[j] = NONE;
@@ -1453,19 +1498,18 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 			if (S->gs[s] == NONE || S->gt[t] != S->gs[s])
 				continue;
 			if (mark[t] == s) {
-				/* duplicate: keep the best score */
+				/* duplicate: keep the best score (the lowest
+				 * cost; emit() finds the score again) */
+				wb = w + (pmark[t] == s ? bonus : 0);
 				for (i = start; i < a; i++)
-					if (S->tg[i] == t && S->score[i] < w) {
-						S->score[i] = w;
-						wb = w + (pmark[t] == s ? bonus : 0);
+					if (S->tg[i] == t &&
+					    weight_cost(wb) < S->cost[i])
 						S->cost[i] = weight_cost(wb);
-					}
 				continue;
 			}
 			mark[t] = (uint32_t)s;
 			wb = w + (pmark[t] == s ? bonus : 0);
 			S->tg[a] = t;
-			S->score[a] = w;
 			S->cost[a] = weight_cost(wb);
 			a++;
 		}
@@ -1473,16 +1517,13 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 		for (i = start + 1; i < a; i++) {
 			uint32_t tt = S->tg[i];
 			int32_t cc = S->cost[i];
-			float ww = S->score[i];
 
 			for (k = i; k > start && S->cost[k - 1] > cc; k--) {
 				S->tg[k] = S->tg[k - 1];
 				S->cost[k] = S->cost[k - 1];
-				S->score[k] = S->score[k - 1];
 			}
 			S->tg[k] = tt;
 			S->cost[k] = cc;
-			S->score[k] = ww;
 		}
 		if (p->random_completion && S->gs[s] != NONE &&
 		    !hub_src(S, (uint32_t)s)) {
@@ -1494,7 +1535,6 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 				if ((long)t == self || mark[t] == s)
 					continue;
 				S->tg[a] = t;
-				S->score[a] = 0;
 				S->cost[a] = (int32_t)S->cost_r;
 				S->rnd[a] = 1;
 				a++;
@@ -1532,14 +1572,10 @@ static int build_arcs(struct solver *S, const struct lb_candidates *c,
 	for (j = S->nt; j > 0; j--)
 		S->roff[j] = S->roff[j - 1];
 	S->roff[0] = 0;
-	S->ulist = malloc((a + 1) * sizeof(uint32_t));
-	S->upos = malloc((a + 1) * sizeof(uint32_t));
-	S->rpos = malloc((a + 1) * sizeof(uint32_t));
+	S->ua = malloc((a + 1) * sizeof(*S->ua));
 	S->nused = calloc(S->nt + 1, sizeof(uint32_t));
-	if (!S->ulist || !S->upos || !S->rpos || !S->nused)
+	if (!S->ua || !S->nused)
 		goto nomem;
-	for (j = 0; j < a; j++)
-		S->rpos[S->rarc[j]] = (uint32_t)j;
 	rc = 0;
 	goto out;
 nomem:
@@ -1890,15 +1926,25 @@ static int64_t select_kth(int64_t *x, size_t n, size_t k)
 }
 
 /* Costs at 2^-shift of full scale (rounded): the coarse levels. */
-static void set_shift(struct solver *S, int sh)
+static int set_shift(struct solver *S, int sh)
 {
 	double d = (double)((int64_t)1 << sh);
 	size_t a;
 
+	if (S->cost0 == NULL) {
+		/* cost is still at full scale (shift 0 since build_arcs) */
+		if (sh == 0)
+			return 0;
+		S->cost0 = malloc((S->na + 1) * sizeof(int32_t));
+		if (S->cost0 == NULL)
+			return -1;
+		memcpy(S->cost0, S->cost, S->na * sizeof(int32_t));
+	}
 	S->shift = sh;
 	for (a = 0; a < S->na; a++)
 		S->cost[a] = (int32_t)llround((double)S->cost0[a] / d);
 	S->cost_r = llround((double)S->cost_r0 / d);
+	return 0;
 }
 
 /*
@@ -2124,14 +2170,6 @@ out:
 #define CS_IN_HUB 1	/* mem[s]: the source is in its hub's heap */
 #define CS_IN_Y 2	/* mem[t]: the target is in Y's heap */
 
-struct lh_item {
-	int64_t key;		/* (p(s) + c(s, t) when last looked at) * 256
-				 * + the arc's slot in s's list (LH_NOSLOT if
-				 * beyond): a give back needs no search */
-	uint32_t src;
-	int32_t cost;		/* c(s, t): the top check reads no arc array */
-};
-
 #define LH_NOSLOT 255
 
 struct cs {
@@ -2157,8 +2195,16 @@ struct cs {
 	double t_start;		/* seconds in cs_start(), all refines */
 	int64_t *val;		/* scratch: values of residual units */
 	size_t nval, cval;
-	/* per target, its links by p(s) + c(s,t), in its reverse-CSR segment */
-	struct lh_item *hi;
+	/*
+	 * Per target, its links by p(s) + c(s,t), in its reverse-CSR
+	 * segment: the key, (p(s) + c(s, t) when last looked at) * 256 +
+	 * the arc's slot in s's list (LH_NOSLOT if beyond: a give back needs
+	 * no search), in hk; the source and cost in hv, which is the
+	 * solver's ua (union arc_use): 8 bytes an arc instead of 16 more
+	 * while cost scaling runs (256 MB at N = 1,000,000)
+	 */
+	int64_t *hk;
+	union arc_use *hv;
 	struct lh_count {
 		uint32_t n;	/* links in the segment */
 		uint32_t ord;	/* the first ord of them are in heap order */
@@ -2168,34 +2214,40 @@ struct cs {
 	struct iheap *hubt, *hubs, ys;
 };
 
-static void lh_up(struct lh_item *h, size_t i)
+static void lh_up(int64_t *hk, union arc_use *hv, size_t i)
 {
-	struct lh_item x = h[i];
+	int64_t xk = hk[i];
+	union arc_use xv = hv[i];
 
-	while (i > 0 && h[(i - 1) / 2].key < x.key) {
-		h[i] = h[(i - 1) / 2];
+	while (i > 0 && hk[(i - 1) / 2] < xk) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i].lh = hv[(i - 1) / 2].lh;
 		i = (i - 1) / 2;
 	}
-	h[i] = x;
+	hk[i] = xk;
+	hv[i].lh = xv.lh;
 }
 
-static void lh_down(struct lh_item *h, size_t n, size_t i)
+static void lh_down(int64_t *hk, union arc_use *hv, size_t n, size_t i)
 {
-	struct lh_item x = h[i];
+	int64_t xk = hk[i];
+	union arc_use xv = hv[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1].key > h[c].key)
+		if (c + 1 < n && hk[c + 1] > hk[c])
 			c++;
-		if (h[c].key <= x.key)
+		if (hk[c] <= xk)
 			break;
-		h[i] = h[c];
+		hk[i] = hk[c];
+		hv[i].lh = hv[c].lh;
 		i = c;
 	}
-	h[i] = x;
+	hk[i] = xk;
+	hv[i].lh = xv.lh;
 }
 
 /* Target t's link heap: add the link from source s at cost c. It joins
@@ -2204,13 +2256,14 @@ static void lh_down(struct lh_item *h, size_t n, size_t i)
 static void lh_add(const struct solver *S, struct cs *C, uint32_t t,
 		   uint32_t s, int32_t c, size_t slot)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 	size_t n = C->hn[t].n++;
 
-	h[n].key = (S->p[s] + c) * 256 +
-		   (slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
-	h[n].src = s;
-	h[n].cost = c;
+	hk[n] = (S->p[s] + c) * 256 +
+		(slot < LH_NOSLOT ? (int64_t)slot : LH_NOSLOT);
+	hv[n].lh.src = s;
+	hv[n].lh.cost = c;
 }
 
 /* The arc of source s to target t that carries flow (found on a give
@@ -2230,34 +2283,37 @@ static uint32_t flow_arc(const struct solver *S, uint32_t s, uint32_t t)
 static uint32_t lh_top(const struct solver *S, struct cs *C, uint32_t t,
 		       int64_t *val, uint32_t *slot)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 
 	while (C->hn[t].ord < C->hn[t].n)
-		lh_up(h, C->hn[t].ord++);
+		lh_up(hk, hv, C->hn[t].ord++);
 	while (C->hn[t].n > 0) {
-		int64_t v = S->p[h[0].src] + h[0].cost;
-		int64_t sl = h[0].key & 255;
+		int64_t v = S->p[hv[0].lh.src] + hv[0].lh.cost;
+		int64_t sl = hk[0] & 255;
 
-		if (v >= h[0].key >> 8) {
+		if (v >= hk[0] >> 8) {
 			*val = v;
 			*slot = (uint32_t)sl;
-			return h[0].src;
+			return hv[0].lh.src;
 		}
-		h[0].key = v * 256 + sl;
-		lh_down(h, C->hn[t].n, 0);
+		hk[0] = v * 256 + sl;
+		lh_down(hk, hv, C->hn[t].n, 0);
 	}
 	return NONE;
 }
 
 static void lh_pop(const struct solver *S, struct cs *C, uint32_t t)
 {
-	struct lh_item *h = C->hi + S->roff[t];
+	int64_t *hk = C->hk + S->roff[t];
+	union arc_use *hv = C->hv + S->roff[t];
 	size_t n = --C->hn[t].n;
 
 	C->hn[t].ord = (uint32_t)n;	/* lh_top() ordered them all */
 	if (n > 0) {
-		h[0] = h[n];
-		lh_down(h, n, 0);
+		hk[0] = hk[n];
+		hv[0].lh = hv[n].lh;
+		lh_down(hk, hv, n, 0);
 	}
 }
 
@@ -2682,7 +2738,7 @@ static void lh_part(struct solver *S, void *ctx, size_t lo, size_t hi,
 	for (t = lo; t < hi; t++) {
 		C->hn[t].n = C->hn[t].ord = 0;
 		for (i = 0; i < S->nused[t]; i++) {
-			uint32_t pos = S->ulist[S->roff[t] + i];
+			uint32_t pos = S->ua[S->roff[t] + i].u.list;
 			uint32_t a = S->rarc[pos], s = S->rsrc[pos];
 
 			lh_add(S, C, (uint32_t)t, s, S->cost[a], a - S->off[s]);
@@ -2818,13 +2874,14 @@ static int cost_scale(struct solver *S, int64_t eps0)
 	C.ring = malloc(S->nn * sizeof(uint32_t));
 	C.inq = malloc(S->nn);
 	C.mem = malloc(S->nn);
-	C.hi = malloc((S->na + 1) * sizeof(struct lh_item));
+	C.hk = malloc((S->na + 1) * sizeof(int64_t));
+	C.hv = S->ua;
 	C.hn = malloc((S->nt + 1) * sizeof(*C.hn));
 	C.hubt = calloc(S->ng + 1, sizeof(struct iheap));
 	C.hubs = calloc(S->ng + 1, sizeof(struct iheap));
 	C.stk = malloc((S->nt + 1) * sizeof(uint32_t));
 	C.pt = malloc((S->nt + 1) * sizeof(int32_t));
-	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hi || !C.hn ||
+	if (!C.ex || !C.ring || !C.inq || !C.mem || !C.hk || !C.hn ||
 	    !C.hubt || !C.hubs || !C.stk || !C.pt)
 		goto out;
 	for (C.eps = eps0; r == 0; C.eps /= CS_ALPHA) {
@@ -2862,7 +2919,7 @@ out:
 	free(C.inq);
 	free(C.mem);
 	free(C.val);
-	free(C.hi);
+	free(C.hk);
 	free(C.hn);
 	free(C.stk);
 	free(C.pt);
@@ -3199,7 +3256,7 @@ static int tight_arc(const struct solver *S, uint32_t v, uint32_t idx,
 		size_t deg = S->nused[t];
 
 		if (idx < deg) {
-			size_t i = S->ulist[S->roff[t] + idx];
+			size_t i = S->ua[S->roff[t] + idx].u.list;
 			uint32_t a = S->rarc[i], s = S->rsrc[i];
 
 			if (-S->cost[a] + p[v] - p[s] != 0)
@@ -4463,7 +4520,30 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int emit(struct solver *S, const struct lb_assign_params *p,
+/*
+ * The score of source s's candidate link to t: the solver keeps only
+ * costs (with yesterday's bonus in them), 4 bytes an arc less; a
+ * duplicate target keeps its best score, as build_arcs() keeps its
+ * lowest cost.
+ */
+static float cand_score(const struct lb_candidates *c, size_t s, uint32_t t)
+{
+	const uint32_t *tg = c->target + s * c->m;
+	const float *sc = c->score + s * c->m;
+	float w = 0;
+	size_t j;
+	int found = 0;
+
+	for (j = 0; j < c->m; j++)
+		if (tg[j] == t && (!found || w < sc[j])) {
+			w = sc[j];
+			found = 1;
+		}
+	return w;
+}
+
+static int emit(struct solver *S, const struct lb_candidates *c,
+		const struct lb_assign_params *p,
 		const uint32_t *rt, struct lb_assignment *out,
 		struct lb_assign_stats *st, double bonus)
 {
@@ -4505,8 +4585,8 @@ static int emit(struct solver *S, const struct lb_assign_params *p,
 				st->model_objective += LB_ASSIGN_RANDOM_WEIGHT;
 			} else {
 				row[n].type = LB_LINK_RELATED;
-				row[n].score = S->score[i];
-				st->objective += S->score[i];
+				row[n].score = cand_score(c, s, S->tg[i]);
+				st->objective += row[n].score;
 				st->model_objective += -(double)S->cost[i] / SCALE;
 			}
 			if (!(S->fl[i] & 2))
@@ -4702,13 +4782,7 @@ static int solve_once(const struct lb_candidates *cand,
 		}
 		kmax = (uint32_t)f;
 	}
-	S.cost0 = malloc((S.na + 1) * sizeof(int32_t));
-	if (S.cost0 == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	memcpy(S.cost0, S.cost, S.na * sizeof(int32_t));
-	S.cost_r0 = S.cost_r;
+	S.cost_r0 = S.cost_r;	/* cost0 waits for a coarse level */
 
 	/*
 	 * direct: plain top-L marks the greedy links; cost scaling finds
@@ -4804,8 +4878,7 @@ static int solve_once(const struct lb_candidates *cand,
 			S.p[tnode(&S, (uint32_t)t)] = b > 0 ? b * f : 0;
 		}
 		S.p[S.y] = 0;
-		set_shift(&S, shifts[j]);
-		if (init_flow(&S, 0) < 0 ||
+		if (set_shift(&S, shifts[j]) < 0 || init_flow(&S, 0) < 0 ||
 		    (j == 0 && price_rounds(&S, PRICE_ROUNDS) < 0)) {
 			lb_error_set(err, LB_ENOMEM, "out of memory");
 			goto out;
@@ -4912,7 +4985,7 @@ static int solve_once(const struct lb_candidates *cand,
 	}
 	log_debug("assign: %.3f s cost scaling, %.3f s realising and "
 		  "certifying the links", t_cs, now_seconds() - t_rz);
-	if (emit(&S, p, rt, out, st, bonus) < 0) {
+	if (emit(&S, cand, p, rt, out, st, bonus) < 0) {
 		lb_assignment_release(out);
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto out;
