@@ -1041,18 +1041,22 @@ static void night_files(struct night *nt)
 }
 
 /*
- * The crawl loops of a night of many clients (src/crawl/loop.c): two a
+ * The crawl loops of a night of many clients (src/crawl/loop.c): four a
  * core, at most NIGHT_LOOPS_MAX, never more than the clients at once.
- * Measured (bench/RESULTS.md, issue 25): 4 threads of 250 hosts each
- * fetched 1,000 hosts for 43-56 us a request; one multi for all of them
- * 52-71 us, a thread a host 75-94 us.
+ * Measured (bench/RESULTS.md, issue 25): fetching alone, 4 threads of 250
+ * hosts each took 43-56 us a request, 16 of 63 hosts 47 us, one multi for
+ * all 1,000 hosts 52-71 us, a thread a host 75-94 us; the whole night on
+ * a loaded machine kept the hosts' rates better with 8 loops than with 4
+ * (a loop late on its extractions makes every start of its hosts late,
+ * and a late start is never caught up), for the same CPU.
  */
-#define NIGHT_LOOPS_MAX 8
+#define NIGHT_LOOPS_PER_CORE 4
+#define NIGHT_LOOPS_MAX 16
 
 static unsigned night_loops(const struct night *nt)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cores > 0 ? (unsigned)cores * 2 : 2;
+	unsigned n = (cores > 0 ? (unsigned)cores : 1) * NIGHT_LOOPS_PER_CORE;
 
 	if (n > NIGHT_LOOPS_MAX)
 		n = NIGHT_LOOPS_MAX;
