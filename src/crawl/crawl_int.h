@@ -144,7 +144,9 @@ struct fetcher_opts {
 	const char *user_agent;
 	double interval;		/* seconds between request starts per host; 0 = no limit */
 	int per_host;			/* requests in flight per host */
-	int max_total;			/* in flight in all, 0 = FETCH_MAX_TOTAL */
+	int max_total;			/* in flight in all (of each owner when
+					 * requests have one), 0 =
+					 * FETCH_MAX_TOTAL */
 	long timeout;			/* seconds, whole transfer */
 	long connect_timeout;
 	size_t max_body;		/* default cap on (decoded) bodies */

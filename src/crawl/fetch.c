@@ -839,6 +839,16 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	return rc;
 }
 
+/*
+ * What max_total caps for h's next request: its owner's transfers (each
+ * crawl keeps its own cap when several share a fetcher: the night's cap
+ * over all of them is o.slots), else the fetcher's.
+ */
+static long in_flight(const struct fetcher *f, const struct host *h)
+{
+	return h->head->owner != NULL ? h->head->owner->inflight : f->inflight;
+}
+
 int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
 		 int max_ms, struct lb_error *err)
 {
@@ -854,16 +864,20 @@ int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
 		struct host *h = f->hosts[(f->rr + k) % n];
 		host_left(f, h);
 		if (h->head != NULL && h->inflight < f->o.per_host &&
-		    now >= h->next && f->inflight >= max) {
-			if (!f->capped++)
+		    now >= h->next && in_flight(f, h) >= max) {
+			if (!f->capped) {
+				f->capped = 1;
 				log_warnx("%ld transfers in flight: "
 					  "the other hosts wait (at "
 					  "most %ld at once)",
-					  f->inflight, max);
-			break;
+					  in_flight(f, h), max);
+			}
+			if (h->head->owner == NULL)
+				break;
+			continue;	/* the other owners' hosts may */
 		}
 		while (h->head != NULL && h->inflight < f->o.per_host &&
-		       !h->unsent && now >= h->next && f->inflight < max &&
+		       !h->unsent && now >= h->next && in_flight(f, h) < max &&
 		       slot_take(f)) {
 			struct fetch_req *r = h->head;
 			double iv = host_interval(f, h);

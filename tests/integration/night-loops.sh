@@ -67,8 +67,8 @@ loops=$(sed -n 's/.* \([0-9]*\) crawl threads).*/\1/p' "$WORK/run1.log" | head -
 read samples maxthreads < <(awk '$2 == 0 { n++; if (n > 10 && $1 > m) m = $1 }
 	END { print n - 10, m + 0 }' "$WORK/run1.log.threads")
 echo "  $loops crawl threads; $samples samples while every client crawled, at most $maxthreads threads in the process"
-check "the log says how many crawl threads (2 to 8)" \
-	test -n "$loops" -a "${loops:-0}" -ge 2 -a "${loops:-0}" -le 8
+check "the log says how many crawl threads (2 to 16)" \
+	test -n "$loops" -a "${loops:-0}" -ge 2 -a "${loops:-0}" -le 16
 check "sampled while every client crawled (>= 20 samples)" \
 	test "$samples" -ge 20
 # the main thread, the loops, OpenBLAS's and libcurl's resolver threads
