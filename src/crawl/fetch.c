@@ -26,6 +26,13 @@
  * watched too: an EWMA of the transfer time three times above the best seen
  * (and above 1 s) slows the host in proportion, and recovers as it falls.
  *
+ * Owners. One fetcher may drive many crawls at once (a crawl loop of the
+ * night, loop.c): a request carries its owner, whose done() gets its
+ * answer and whose counts say when its phase is drained; max_total caps
+ * each owner's transfers. Hosts stay per fetcher, so the rules above hold
+ * per host whoever queued the request; fetcher_forget() frees the hosts
+ * of an owner that is over, keeping their next start in the marks.
+ *
  * Safety. Redirects are never followed here (the caller checks every hop).
  * Only http and https. The socket callback refuses private, loopback,
  * link-local, multicast and reserved addresses after DNS resolution (every
