@@ -45,6 +45,9 @@ struct lb_crawl_opts {
 	 */
 	void (*doc_terms)(void *arg, struct lb_doc *doc);
 	void *doc_terms_arg;
+	/* Name the client in the log lines of its crawl (log_client()): a
+	 * night of many clients, whose crawls share threads (crawl_loops). */
+	int log_client;
 };
 
 struct lb_crawl_stats {
@@ -74,6 +77,31 @@ int crawl_source_hosts(const struct lb_client *cl, struct lb_strlist *out,
  * process: call it on the main thread before crawl_client() runs on others.
  */
 void crawl_global_init(void);
+
+/*
+ * The night's crawl loops (src/crawl/loop.c): n threads, each with one
+ * fetcher, that crawl every client handed to them at once, in steps, the
+ * night's politeness unchanged (docs/crawl.md, "many clients"). conn_slots
+ * is the night's cap on transfers in flight (may be NULL).
+ * crawl_loops_add() hands a client's crawl (what crawl_client() does) to
+ * the loop with the fewest crawls and returns at once; ended(arg, rc) is
+ * then called on that loop's thread once the crawl is over (rc as
+ * crawl_client()'s, err set when -1); client, corpus, opts, stats and err
+ * must live until then, and nothing else may use the corpus meanwhile.
+ * The caller must never crawl two clients of one host at once (each
+ * keeps the host's rate). crawl_loops_free() waits for every crawl
+ * handed to end, then stops the threads.
+ */
+struct crawl_loops;
+typedef void (*crawl_ended_fn)(void *arg, int rc);
+int crawl_loops_new(const struct lb_config *cfg, unsigned n,
+		    int no_rate_limit, sem_t *conn_slots,
+		    struct crawl_loops **out, struct lb_error *err);
+int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
+		    struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		    struct lb_crawl_stats *stats, crawl_ended_fn ended,
+		    void *arg, struct lb_error *err);
+void crawl_loops_free(struct crawl_loops *ls);
 
 /* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static
  * (per thread). */

@@ -98,6 +98,9 @@ struct cand {
 	char *lastmod;
 };
 
+/* What the requests in flight are for; see crawl_advance(). */
+enum crawl_phase { PH_SOURCES, PH_PAGES, PH_DONE };
+
 struct crawl {
 	const struct lb_config *cfg;
 	const struct lb_client *cl;
@@ -128,6 +131,11 @@ struct crawl {
 	int64_t now, cutoff;
 	int max_redirects;
 	struct lb_error *err;
+	/* the steps (crawl_begin(), crawl_advance()) */
+	struct fetch_owner own;		/* this crawl's requests in c->f */
+	enum crawl_phase phase;
+	int side;			/* a side crawl (opts->urls_file) */
+	int q_fd;			/* the quarantine file, -1: none */
 };
 
 static _Thread_local char ua_buf[1200];	/* per thread: see sched.c */
@@ -172,8 +180,10 @@ const char *crawl_user_agent(const struct lb_config *cfg)
 	return ua_buf;
 }
 
-static void fetcher_defaults(const struct lb_config *cfg, int no_rate,
-			     struct fetcher_opts *o)
+static void job_free_v(void *j);
+
+void crawl_fetcher_opts(const struct lb_config *cfg, int no_rate,
+			struct fetcher_opts *o)
 {
 	int ppm = cfg->crawl.pages_per_minute;
 
@@ -197,6 +207,7 @@ static void fetcher_defaults(const struct lb_config *cfg, int no_rate,
 	o->allow_private = cfg->crawl.allow_private;
 	o->max_retries = 2;
 	o->max_retry_after = 120;
+	o->udata_free = job_free_v;
 }
 
 /* ---- jobs ---- */
@@ -224,6 +235,13 @@ static void req_drop(struct fetch_req *r)
 {
 	job_free(r->udata);
 	fetch_req_free(r);
+}
+
+/* Queues req on the crawl's fetcher as one of its own (owned by it). */
+static int crawl_queue(struct crawl *c, struct fetch_req *req, int front)
+{
+	req->owner = &c->own;
+	return fetcher_add(c->f, req, front, c->err);
 }
 
 static struct fetch_req *job_req(enum job_kind kind, const char *url,
@@ -588,7 +606,7 @@ static int queue_page(struct crawl *c, struct fetch_req *req, int front)
 		rr->cap = LB_ROBOTS_MAX_BYTES;
 		rr->truncate = 1;
 		h->state = R_PENDING;
-		if (fetcher_add(c->f, rr, 1, c->err) < 0) {
+		if (crawl_queue(c, rr, 1) < 0) {
 			req_drop(req);
 			return -1;
 		}
@@ -617,7 +635,7 @@ static int queue_page(struct crawl *c, struct fetch_req *req, int front)
 			req_drop(req);
 			return rc;
 		}
-		return fetcher_add(c->f, req, front, c->err);
+		return crawl_queue(c, req, front);
 	case R_UNREACHABLE:
 		rc = page_failed(c, j, 0, req->url,
 				 "robots.txt unreachable (host skipped)");
@@ -646,7 +664,7 @@ static int robots_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			free(req->url);
 			req->url = next;
 			j->hops++;
-			return fetcher_add(c->f, req, 1, c->err);
+			return crawl_queue(c, req, 1);
 		}
 	}
 	if (res->error == FE_OK && res->status >= 300 && res->status < 400) {
@@ -772,7 +790,7 @@ static int add_sitemap(struct crawl *c, const char *raw, const char *base,
 	j->filter = filter;
 	j->depth = depth;
 	r->cap = LB_SITEMAP_MAX_BYTES;
-	return fetcher_add(c->f, r, 0, c->err);
+	return crawl_queue(c, r, 0);
 }
 
 static int on_sitemap_entry(void *arg, int is_index, const char *loc,
@@ -863,7 +881,7 @@ static int source_done(struct crawl *c, struct job *j, struct fetch_req *req,
 			free(req->url);
 			req->url = next;
 			j->hops++;
-			return fetcher_add(c->f, req, 1, c->err);
+			return crawl_queue(c, req, 1);
 		}
 	}
 	if (j->kind == J_SRC_ROBOTS && res->error == FE_OK &&
@@ -992,11 +1010,13 @@ static char *charset_of(const char *ct)
 #define QUARANTINE_DAYS 7
 
 /*
- * Per thread: a concurrent night crawls one client a thread, and the
- * signals the handler catches (SIGSEGV, SIGBUS, SIGFPE, SIGILL from a
- * fault, SIGABRT from abort()) are delivered to the thread that caused
- * them, so the handler reads the faulting crawl's line and file. The
- * handler is installed by the first crawl open and removed by the last.
+ * Per thread: a concurrent night crawls its clients on a few loop
+ * threads (loop.c), and the signals the handler catches (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL from a fault, SIGABRT from abort()) are
+ * delivered to the thread that caused them, so the handler reads the
+ * line and the file (the crawl's, set with the line before each
+ * extraction) of the page being extracted on that thread. The handler
+ * is installed by the first crawl open and removed by the last.
  */
 static _Thread_local int q_fd = -1;
 static _Thread_local volatile sig_atomic_t q_armed;
@@ -1050,8 +1070,8 @@ static int quarantine_open(struct crawl *c)
 		}
 		free(data);
 	}
-	if ((q_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			 0644)) < 0)
+	if ((c->q_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			    0644)) < 0)
 		return 0;	/* no quarantine, no harm */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = q_handler;
@@ -1064,20 +1084,20 @@ static int quarantine_open(struct crawl *c)
 	return 0;
 }
 
-static void quarantine_close(void)
+static void quarantine_close(struct crawl *c)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 	size_t i;
 
-	if (q_fd < 0)
+	if (c->q_fd < 0)
 		return;
 	pthread_mutex_lock(&q_lock);
 	if (--q_users == 0)
 		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 			signal(sigs[i], SIG_DFL);
 	pthread_mutex_unlock(&q_lock);
-	close(q_fd);
-	q_fd = -1;
+	close(c->q_fd);
+	c->q_fd = -1;
 }
 
 static int quarantined(const struct crawl *c, const char *url)
@@ -1186,6 +1206,7 @@ static int page_ok(struct crawl *c, struct job *j, struct fetch_req *req,
 				 (long long)c->now, j->first);
 	if (q_len >= sizeof(q_line))
 		q_len = 0;
+	q_fd = c->q_fd;	/* this thread may run several crawls */
 	q_armed = q_len > 0;
 	if (q_fault != NULL && *q_fault != '\0' && strstr(req->url, q_fault))
 		raise(SIGSEGV);
@@ -1431,10 +1452,10 @@ static int read_sources(struct crawl *c)
 			break;
 		}
 		free(url);
-		if (r == NULL || fetcher_add(c->f, r, 0, c->err) < 0)
+		if (r == NULL || crawl_queue(c, r, 0) < 0)
 			return -1;
 	}
-	return fetcher_run(c->f, on_done, c, c->err);
+	return 0;
 }
 
 /*
@@ -1620,6 +1641,7 @@ static int order_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* Queues the pages to fetch (their answers: page_done()). */
 static int crawl_pages(struct crawl *c)
 {
 	struct order *ord = NULL;
@@ -1729,14 +1751,8 @@ static int crawl_pages(struct crawl *c)
 	log_info("%s: %ld URLs in the sets, %ld to fetch", c->cl->id,
 		 (long)c->n_cand, n_fetch);
 	progress_set_total(&c->prog, n_fetch);
-	if (fetcher_run(c->f, on_done, c, c->err) < 0)
-		goto out;
 	rc = 0;
 out:
-	if (c->prog_on) {
-		progress_done(&c->prog);
-		c->prog_on = 0;
-	}
 	lb_buf_release(&sets);
 	free(ord);
 	return rc;
@@ -1861,8 +1877,11 @@ static void crawl_release(struct crawl *c)
 {
 	size_t i, k;
 
-	fetcher_free(c->f);
-	quarantine_close();
+	if (c->prog_on)
+		progress_done(&c->prog);
+	if (c->f != NULL)
+		fetcher_forget(c->f, &c->own);
+	quarantine_close(c);
 	lb_strlist_release(&c->src_hosts);
 	lb_strlist_release(&c->quarantine);
 	for (i = 0; c->sets != NULL && i < c->cl->n_sets; i++)
@@ -1889,103 +1908,183 @@ static void crawl_release(struct crawl *c)
 	lb_strlist_release(&c->sitemap_urls);
 }
 
+/*
+ * The steps of a crawl. A crawl waits for its fetcher at two points only:
+ * once the sources are queued (their answers queue more sources, and the
+ * robots.txt of their hosts), and once the pages are queued (a page's
+ * answer may queue its canonical URL, a redirect its next hop). So it is
+ * three steps, each run when the requests of the one before are all
+ * answered: begin (set up, queue the sources), sources drained (the side
+ * URLs, the shrink guard, queue the pages), pages drained (the dead
+ * canonicals, the gone pages, the end of the run). Whoever drives the
+ * fetcher calls them: crawl_client() on its own fetcher, or a loop
+ * thread of the night (loop.c) for many crawls on one fetcher, so that a
+ * few threads crawl every client of a night.
+ */
+int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
+		struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		struct lb_crawl_stats *stats, struct fetcher *f,
+		struct crawl **out, struct lb_error *err)
+{
+	struct crawl *c;
+	int skip = 0;
+	size_t i;
+
+	*out = NULL;
+	memset(stats, 0, sizeof(*stats));
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	*out = c;
+	c->cfg = cfg;
+	c->cl = client;
+	c->corpus = corpus;
+	c->opts = opts;
+	c->st = stats;
+	c->err = err;
+	c->sources_ok = 1;
+	c->force = opts->force;
+	c->f = f;
+	c->own.done = on_done;
+	c->own.arg = c;
+	c->own.log_name = opts->log_client ? client->id : NULL;
+	c->q_fd = -1;
+	c->phase = PH_SOURCES;
+	if (src_hosts_init(c) < 0)
+		return -1;
+	c->now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
+	if (quarantine_open(c) < 0)
+		return -1;
+	c->now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
+	c->max_redirects = cfg->crawl.max_redirects > 0 ?
+				   cfg->crawl.max_redirects : DEFAULT_REDIRECTS;
+	c->sets = calloc(client->n_sets ? client->n_sets : 1, sizeof(*c->sets));
+	c->filters = calloc(client->n_sources ? client->n_sources : 1,
+			    sizeof(*c->filters));
+	if (c->sets == NULL || c->filters == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	for (i = 0; i < client->n_sets; i++)
+		if (urlset_compile(&client->sets[i].patterns, &c->sets[i],
+				   err) < 0)
+			return -1;
+	for (i = 0; i < client->n_sources; i++)
+		if (client->sources[i].pattern != NULL &&
+		    urlset_compile1(client->sources[i].pattern, &c->filters[i],
+				    err) < 0)
+			return -1;
+	if (opts->urls_file != NULL) {
+		/* side crawl: only these URLs, nothing removed for absence */
+		c->side = 1;
+		c->phase = PH_PAGES;
+		c->cutoff = opts->force ? INT64_MAX : c->now - c->now % 86400;
+		return read_urls_file(c, opts->urls_file) < 0 ||
+		       crawl_pages(c) < 0 ? -1 : 0;
+	}
+	if (corpus_run_begin(corpus, c->now, opts->force, &skip, &c->cutoff,
+			     err) < 0)
+		return -1;
+	if (skip) {
+		log_info("%s: already crawled today (UTC); the corpus is "
+			 "reused (--force to crawl again)", client->id);
+		c->phase = PH_DONE;
+		return 0;
+	}
+	c->force = corpus_run_forced(corpus);
+	return read_sources(c);
+}
+
+int crawl_pending(const struct crawl *c)
+{
+	return c->own.failed ? -1 : c->own.queued + c->own.inflight > 0;
+}
+
+int crawl_advance(struct crawl *c)
+{
+	if (c->own.failed)
+		return -1;
+	switch (c->phase) {
+	case PH_SOURCES:
+		if (add_side_urls(c) < 0)
+			return -1;
+		log_info("%s: %ld URLs from %ld sitemaps and other sources, "
+			 "%zu in the sets", c->cl->id, c->st->urls_seen,
+			 c->sitemaps, c->n_cand);
+		if (c->sources_ok && guard_shrink(c) < 0)
+			return -1;
+		c->phase = PH_PAGES;
+		return crawl_pages(c) < 0 ? -1 : 0;
+	case PH_PAGES:
+		c->phase = PH_DONE;
+		if (c->prog_on) {
+			progress_done(&c->prog);
+			c->prog_on = 0;
+		}
+		if (drop_dead_canonicals(c) < 0)
+			return -1;
+		if (c->side)
+			return 1;
+		if (c->sources_ok) {
+			if (corpus_foreach_url(c->corpus, forget_gone, c,
+					       c->err) < 0)
+				return -1;
+		} else {
+			log_warnx("%s: a source could not be read, listed "
+				  "nothing or shrank; pages missing from the "
+				  "sources are kept this run", c->cl->id);
+		}
+		if (corpus_run_end(c->corpus, c->opts->now ?
+				   (int64_t)c->opts->now : (int64_t)time(NULL),
+				   c->err) < 0)
+			return -1;
+		return 1;
+	case PH_DONE:
+		break;
+	}
+	return 1;
+}
+
+int crawl_end(struct crawl *c, int rc)
+{
+	if (c == NULL)
+		return rc;
+	/* the last batch, also of a side crawl or a failed one: what was
+	 * done is kept, as the pages were stored */
+	if (c->corpus != NULL && corpus_commit(c->corpus, c->err) < 0)
+		rc = -1;
+	crawl_release(c);
+	free(c);
+	return rc;
+}
+
 int crawl_client(const struct lb_config *cfg, const struct lb_client *client,
 		 struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
 		 struct lb_crawl_stats *stats, struct lb_error *err)
 {
-	struct crawl c;
 	struct fetcher_opts fo;
-	int skip = 0, rc = -1;
-	size_t i;
+	struct fetcher *f = NULL;
+	struct crawl *c = NULL;
+	int rc;
 
-	memset(&c, 0, sizeof(c));
-	memset(stats, 0, sizeof(*stats));
-	c.cfg = cfg;
-	c.cl = client;
-	c.corpus = corpus;
-	c.opts = opts;
-	c.st = stats;
-	c.err = err;
-	c.sources_ok = 1;
-	c.force = opts->force;
-	if (src_hosts_init(&c) < 0)
-		goto out;
-	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
-	if (quarantine_open(&c) < 0)
-		goto out;
-	c.now = opts->now ? (int64_t)opts->now : (int64_t)time(NULL);
-	c.max_redirects = cfg->crawl.max_redirects > 0 ?
-				  cfg->crawl.max_redirects : DEFAULT_REDIRECTS;
 	log_stage("crawl");
-	c.sets = calloc(client->n_sets ? client->n_sets : 1, sizeof(*c.sets));
-	c.filters = calloc(client->n_sources ? client->n_sources : 1,
-			   sizeof(*c.filters));
-	if (c.sets == NULL || c.filters == NULL) {
-		lb_error_set(err, LB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < client->n_sets; i++)
-		if (urlset_compile(&client->sets[i].patterns, &c.sets[i],
-				   err) < 0)
-			goto out;
-	for (i = 0; i < client->n_sources; i++)
-		if (client->sources[i].pattern != NULL &&
-		    urlset_compile1(client->sources[i].pattern, &c.filters[i],
-				    err) < 0)
-			goto out;
-	fetcher_defaults(cfg, opts->no_rate_limit, &fo);
-	fo.udata_free = job_free_v;
+	crawl_fetcher_opts(cfg, opts->no_rate_limit, &fo);
 	fo.slots = opts->conn_slots;
-	if (fetcher_new(&fo, &c.f, err) < 0)
-		goto out;
-
-	if (opts->urls_file != NULL) {
-		/* side crawl: only these URLs, nothing removed for absence */
-		c.cutoff = opts->force ? INT64_MAX :
-					 c.now - c.now % 86400;
-		if (read_urls_file(&c, opts->urls_file) < 0 ||
-		    crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
-			goto out;
-		rc = 0;
-		goto out;
+	if (fetcher_new(&fo, &f, err) < 0) {
+		memset(stats, 0, sizeof(*stats));
+		return -1;
 	}
-	if (corpus_run_begin(corpus, c.now, opts->force, &skip, &c.cutoff,
-			     err) < 0)
-		goto out;
-	if (skip) {
-		log_info("%s: already crawled today (UTC); the corpus is "
-			 "reused (--force to crawl again)", client->id);
-		rc = 0;
-		goto out;
+	rc = crawl_begin(cfg, client, corpus, opts, stats, f, &c, err);
+	while (rc == 0) {
+		int p;
+		while ((p = crawl_pending(c)) > 0)
+			if (fetcher_step(f, NULL, NULL, 1000, err) < 0)
+				break;
+		if (p != 0 && crawl_pending(c) != 0) {
+			rc = -1;	/* failed, or the fetcher did */
+			break;
+		}
+		rc = crawl_advance(c);
 	}
-	c.force = corpus_run_forced(corpus);
-	if (read_sources(&c) < 0 || add_side_urls(&c) < 0)
-		goto out;
-	log_info("%s: %ld URLs from %ld sitemaps and other sources, %zu in "
-		 "the sets", client->id, stats->urls_seen, c.sitemaps,
-		 c.n_cand);
-	if (c.sources_ok && guard_shrink(&c) < 0)
-		goto out;
-	if (crawl_pages(&c) < 0 || drop_dead_canonicals(&c) < 0)
-		goto out;
-	if (c.sources_ok) {
-		if (corpus_foreach_url(corpus, forget_gone, &c, err) < 0)
-			goto out;
-	} else {
-		log_warnx("%s: a source could not be read, listed nothing or "
-			  "shrank; pages missing from "
-			  "the sources are kept this run", client->id);
-	}
-	if (corpus_run_end(corpus, opts->now ? (int64_t)opts->now :
-			   (int64_t)time(NULL), err) < 0)
-		goto out;
-	rc = 0;
-out:
-	/* the last batch, also of a side crawl or a failed one: what was
-	 * done is kept, as the pages were stored */
-	if (corpus != NULL && corpus_commit(corpus, err) < 0)
-		rc = -1;
-	crawl_release(&c);
+	rc = crawl_end(c, rc < 0 ? -1 : 0);
+	fetcher_free(f);
 	return rc;
 }
 
@@ -2031,7 +2130,8 @@ int crawl_fetch_one(const struct lb_config *cfg, const char *url,
 	*status = 0;
 	if (final_url != NULL)
 		*final_url = NULL;
-	fetcher_defaults(cfg, 1, &fo);
+	crawl_fetcher_opts(cfg, 1, &fo);
+	fo.udata_free = NULL;	/* no jobs here */
 	max_hops = cfg->crawl.max_redirects > 0 ? cfg->crawl.max_redirects :
 						  DEFAULT_REDIRECTS;
 	if (url_normalize(url, NULL, &cur) < 0)

@@ -102,9 +102,13 @@ enum fetch_error {
 	FE_TYPE,	/* html_only and the 200 answer is not HTML */
 };
 
+struct fetch_owner;
+
 struct fetch_req {
 	char *url;
 	void *udata;
+	struct fetch_owner *owner;	/* whose answer it is; NULL: the
+					 * done() given to fetcher_run() */
 	int html_only;			/* only text/html, xhtml bodies */
 	size_t cap;			/* 0: the fetcher's default */
 	int truncate;			/* over cap: keep the first cap bytes
@@ -140,7 +144,9 @@ struct fetcher_opts {
 	const char *user_agent;
 	double interval;		/* seconds between request starts per host; 0 = no limit */
 	int per_host;			/* requests in flight per host */
-	int max_total;			/* in flight in all, 0 = FETCH_MAX_TOTAL */
+	int max_total;			/* in flight in all (of each owner when
+					 * requests have one), 0 =
+					 * FETCH_MAX_TOTAL */
 	long timeout;			/* seconds, whole transfer */
 	long connect_timeout;
 	size_t max_body;		/* default cap on (decoded) bodies */
@@ -164,6 +170,23 @@ struct fetcher;
 typedef int (*fetch_done_fn)(void *arg, struct fetch_req *req,
 			     struct fetch_res *res);
 
+/*
+ * One fetcher may serve several crawls at once (a loop thread of the
+ * night, loop.c): each request says whose it is (req->owner), and its
+ * answer goes to that owner's done(). A done() of an owner that returns
+ * -1 fails that owner only (failed is set; the others go on); the
+ * fetcher counts each owner's requests, so that its caller knows when
+ * an owner's phase is drained (queued and inflight both 0).
+ */
+struct fetch_owner {
+	fetch_done_fn done;
+	void *arg;
+	const char *log_name;		/* log_client() around its answers;
+					 * NULL: the thread's as it is */
+	long queued, inflight;		/* the fetcher's */
+	int failed;			/* done() returned -1 */
+};
+
 int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
 		struct lb_error *err);
 void fetcher_free(struct fetcher *f);
@@ -180,6 +203,32 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 /* Runs until every queued request is done. */
 int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		struct lb_error *err);
+
+/*
+ * One round of fetcher_run(): starts what may start, lets curl work,
+ * hands every finished answer to its done() (the owner's, else done),
+ * then sleeps until the next start is due, an answer comes in, another
+ * thread calls fetcher_wakeup(), or max_ms have passed. -1 on an error
+ * of the fetcher itself, or when an unowned done() returns -1.
+ */
+int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
+		 int max_ms, struct lb_error *err);
+
+/* Interrupts the sleep of fetcher_step() (any thread). */
+void fetcher_wakeup(struct fetcher *f);
+
+/*
+ * Forgets an owner: its queued requests are dropped and its transfers in
+ * flight stopped (udata_free, slots given back), then every host it was
+ * the last to use and that has nothing left to do is freed, its next
+ * allowed start kept in the process's marks as fetcher_free() does: a
+ * fetcher that serves a whole night holds the hosts of the crawls in
+ * flight only.
+ */
+void fetcher_forget(struct fetcher *f, struct fetch_owner *o);
+
+/* Requests queued or in flight, of every owner. */
+long fetcher_pending(const struct fetcher *f);
 
 /* Requests started so far, and 1 if addr (struct sockaddr) is private. */
 long fetcher_started(const struct fetcher *f);
@@ -204,5 +253,40 @@ void fetch_pace_answer(struct fetch_pace *p, enum fetch_verdict v,
 double fetch_pace_factor(const struct fetch_pace *p);
 
 /* Retry-After is read by lb_retry_after_parse() (linkbot/retry.h). */
+
+/* ---- crawl.c: a client's crawl in steps (for loop.c) ---- */
+
+struct crawl;
+struct lb_config;
+struct lb_client;
+struct lb_corpus;
+struct lb_crawl_opts;
+struct lb_crawl_stats;
+
+/*
+ * crawl_begin() sets a crawl up on fetcher f (its requests are owned by
+ * it, see struct fetch_owner) and queues its first requests; *out is set
+ * even when it fails (then crawl_end() it with -1). Then, each time
+ * crawl_pending() says 0 (its requests are all answered), crawl_advance()
+ * runs the next step: 0 when it queued more (wait again), 1 when the
+ * crawl is over. crawl_pending() is -1 once one of its answers failed
+ * (then crawl_end() it with -1: its requests are dropped). crawl_end()
+ * commits what was done, forgets the crawl's requests and hosts in f and
+ * frees the crawl; it returns rc, or -1 if the commit failed. err, opts
+ * and stats must live until then; every call of a crawl is made on the
+ * thread that drives f.
+ */
+/* The fetcher's options of a crawl of cfg: crawl_begin()'s fetcher. */
+struct fetcher_opts;
+void crawl_fetcher_opts(const struct lb_config *cfg, int no_rate_limit,
+			struct fetcher_opts *o);
+
+int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
+		struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		struct lb_crawl_stats *stats, struct fetcher *f,
+		struct crawl **out, struct lb_error *err);
+int crawl_pending(const struct crawl *c);
+int crawl_advance(struct crawl *c);
+int crawl_end(struct crawl *c, int rc);
 
 #endif

@@ -26,6 +26,13 @@
  * watched too: an EWMA of the transfer time three times above the best seen
  * (and above 1 s) slows the host in proportion, and recovers as it falls.
  *
+ * Owners. One fetcher may drive many crawls at once (a crawl loop of the
+ * night, loop.c): a request carries its owner, whose done() gets its
+ * answer and whose counts say when its phase is drained; max_total caps
+ * each owner's transfers. Hosts stay per fetcher, so the rules above hold
+ * per host whoever queued the request; fetcher_forget() frees the hosts
+ * of an owner that is over, keeping their next start in the marks.
+ *
  * Safety. Redirects are never followed here (the caller checks every hop).
  * Only http and https. The socket callback refuses private, loopback,
  * link-local, multicast and reserved addresses after DNS resolution (every
@@ -71,6 +78,7 @@ struct host {
 	int left;		/* one left in the last curl_multi_perform() */
 	double next;		/* monotonic seconds */
 	struct fetch_pace pace;
+	struct fetch_owner *owner;	/* the last to queue a request */
 };
 
 struct xfer {
@@ -85,6 +93,7 @@ struct xfer {
 	int sent;		/* on_prereq ran */
 	size_t cap;
 	struct fetcher *f;
+	struct xfer *prev, *next;	/* the fetcher's transfers */
 };
 
 struct fetcher {
@@ -100,6 +109,7 @@ struct fetcher {
 	double performed;	/* when curl_multi_perform() last returned */
 	CURL *idle[FETCH_IDLE_HANDLES];	/* reset easy handles to reuse */
 	size_t n_idle;
+	struct xfer *xfers;	/* in flight, for fetcher_forget() */
 };
 
 static double mono(void)
@@ -567,6 +577,9 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
 	req->next = NULL;
+	h->owner = req->owner;
+	if (req->owner != NULL)
+		req->owner->queued++;
 	if (h->head == NULL) {
 		h->head = h->tail = req;
 	} else if (front) {
@@ -686,6 +699,12 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 	h->unsent += f->o.interval > 0;
 	f->inflight++;
 	f->started++;
+	if (req->owner != NULL)
+		req->owner->inflight++;
+	x->next = f->xfers;
+	if (f->xfers != NULL)
+		f->xfers->prev = x;
+	f->xfers = x;
 	log_debug("GET %s", req->url);
 	return 0;
 }
@@ -693,6 +712,12 @@ static int start(struct fetcher *f, struct host *h, struct fetch_req *req,
 /* Takes x's handle out of the multi and keeps it, reset, for the next. */
 static void xfer_free(struct fetcher *f, struct xfer *x)
 {
+	if (x->prev != NULL)
+		x->prev->next = x->next;
+	else
+		f->xfers = x->next;
+	if (x->next != NULL)
+		x->next->prev = x->prev;
 	curl_multi_remove_handle(f->multi, x->easy);
 	if (f->n_idle < FETCH_IDLE_HANDLES) {
 		curl_easy_reset(x->easy);
@@ -749,9 +774,13 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 
 	curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 	req = x->req;
+	if (req->owner != NULL && req->owner->log_name != NULL)
+		log_client(req->owner->log_name);
 	x->host->inflight--;
 	x->host->unsent -= f->o.interval > 0 && !x->sent;
 	f->inflight--;
+	if (req->owner != NULL)
+		req->owner->inflight--;
 	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME, &x->res.seconds);
@@ -800,89 +829,200 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 		return fetcher_add(f, req, 1, err);
 	}
 	x->req = NULL;
-	rc = done(arg, req, &x->res);
+	if (req->owner != NULL) {
+		struct fetch_owner *o = req->owner;
+		if (o->failed) {	/* its crawl is over: nobody reads it */
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(req->udata);
+			fetch_req_free(req);
+		} else if (o->done(o->arg, req, &x->res) < 0) {
+			o->failed = 1;
+		}
+		rc = 0;
+	} else {
+		rc = done(arg, req, &x->res);
+	}
 	xfer_free(f, x);
 	return rc;
+}
+
+/*
+ * What max_total caps for h's next request: its owner's transfers (each
+ * crawl keeps its own cap when several share a fetcher: the night's cap
+ * over all of them is o.slots), else the fetcher's.
+ */
+static long in_flight(const struct fetcher *f, const struct host *h)
+{
+	return h->head->owner != NULL ? h->head->owner->inflight : f->inflight;
+}
+
+int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
+		 int max_ms, struct lb_error *err)
+{
+	double now = mono(), wake = now + max_ms / 1000.0;
+	int running, left, timeout_ms;
+	CURLMsg *m;
+	long max = f->o.max_total > 0 ? f->o.max_total : FETCH_MAX_TOTAL;
+	size_t n = f->n_hosts, k;
+
+	/* round robin from a moving start, so that under the global
+	 * cap no host waits behind the others for ever */
+	for (k = 0; k < n; k++) {
+		struct host *h = f->hosts[(f->rr + k) % n];
+		host_left(f, h);
+		if (h->head != NULL && h->inflight < f->o.per_host &&
+		    now >= h->next && in_flight(f, h) >= max) {
+			if (!f->capped) {
+				f->capped = 1;
+				log_warnx("%ld transfers in flight: "
+					  "the other hosts wait (at "
+					  "most %ld at once)",
+					  in_flight(f, h), max);
+			}
+			if (h->head->owner == NULL)
+				break;
+			continue;	/* the other owners' hosts may */
+		}
+		while (h->head != NULL && h->inflight < f->o.per_host &&
+		       !h->unsent && now >= h->next && in_flight(f, h) < max &&
+		       slot_take(f)) {
+			struct fetch_req *r = h->head;
+			double iv = host_interval(f, h);
+			h->head = r->next;
+			if (h->head == NULL)
+				h->tail = NULL;
+			r->next = NULL;
+			f->queued--;
+			if (r->owner != NULL)
+				r->owner->queued--;
+			if (start(f, h, r, err) < 0) {
+				slots_give(f, 1);
+				if (f->o.udata_free != NULL)
+					f->o.udata_free(r->udata);
+				fetch_req_free(r);
+				return -1;
+			}
+			if (h->next < now)
+				h->next = now;
+			h->next += iv;
+		}
+		if (h->head != NULL && h->inflight < f->o.per_host &&
+		    h->next < wake)
+			wake = h->next;
+	}
+	if (f->starved) {	/* the night's cap: try again soon
+				 * (ready hosts set wake to now) */
+		f->starved = 0;
+		wake = now + 0.01;
+	}
+	if (n > 0)
+		f->rr = (f->rr + 1) % n;
+	if (curl_multi_perform(f->multi, &running) != CURLM_OK)
+		return lb_error_set(err, LB_EINTERNAL,
+				    "curl_multi_perform failed");
+	f->performed = mono();
+	while ((m = curl_multi_info_read(f->multi, &left)) != NULL) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		if (finish(f, m, done, arg, err) < 0)
+			return -1;
+		/* done() may have queued more: schedule at once */
+		wake = now;
+	}
+	now = mono();
+	timeout_ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000);
+	if (timeout_ms > max_ms)
+		timeout_ms = max_ms;
+	if (timeout_ms > 0 &&
+	    curl_multi_poll(f->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
+		return lb_error_set(err, LB_EINTERNAL,
+				    "curl_multi_poll failed");
+	return 0;
 }
 
 int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 		struct lb_error *err)
 {
-	while (f->queued > 0 || f->inflight > 0) {
-		double now = mono(), wake = now + 1.0;
-		int running, left, timeout_ms;
-		CURLMsg *m;
-		long max = f->o.max_total > 0 ? f->o.max_total :
-						FETCH_MAX_TOTAL;
-		size_t n = f->n_hosts, k;
-
-		/* round robin from a moving start, so that under the global
-		 * cap no host waits behind the others for ever */
-		for (k = 0; k < n; k++) {
-			struct host *h = f->hosts[(f->rr + k) % n];
-			host_left(f, h);
-			if (h->head != NULL && h->inflight < f->o.per_host &&
-			    now >= h->next && f->inflight >= max) {
-				if (!f->capped++)
-					log_warnx("%ld transfers in flight: "
-						  "the other hosts wait (at "
-						  "most %ld at once)",
-						  f->inflight, max);
-				break;
-			}
-			while (h->head != NULL && h->inflight < f->o.per_host &&
-			       !h->unsent && now >= h->next && f->inflight < max &&
-			       slot_take(f)) {
-				struct fetch_req *r = h->head;
-				double iv = host_interval(f, h);
-				h->head = r->next;
-				if (h->head == NULL)
-					h->tail = NULL;
-				r->next = NULL;
-				f->queued--;
-				if (start(f, h, r, err) < 0) {
-					slots_give(f, 1);
-					if (f->o.udata_free != NULL)
-						f->o.udata_free(r->udata);
-					fetch_req_free(r);
-					return -1;
-				}
-				if (h->next < now)
-					h->next = now;
-				h->next += iv;
-			}
-			if (h->head != NULL && h->inflight < f->o.per_host &&
-			    h->next < wake)
-				wake = h->next;
-		}
-		if (f->starved) {	/* the night's cap: try again soon
-					 * (ready hosts set wake to now) */
-			f->starved = 0;
-			wake = now + 0.01;
-		}
-		if (n > 0)
-			f->rr = (f->rr + 1) % n;
-		if (curl_multi_perform(f->multi, &running) != CURLM_OK)
-			return lb_error_set(err, LB_EINTERNAL,
-					    "curl_multi_perform failed");
-		f->performed = mono();
-		while ((m = curl_multi_info_read(f->multi, &left)) != NULL) {
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			if (finish(f, m, done, arg, err) < 0)
-				return -1;
-			/* done() may have queued more: schedule at once */
-			wake = now;
-		}
-		now = mono();
-		timeout_ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000);
-		if (timeout_ms > 1000)
-			timeout_ms = 1000;
-		if (timeout_ms > 0 &&
-		    curl_multi_poll(f->multi, NULL, 0, timeout_ms, NULL) !=
-			    CURLM_OK)
-			return lb_error_set(err, LB_EINTERNAL,
-					    "curl_multi_poll failed");
-	}
+	while (f->queued > 0 || f->inflight > 0)
+		if (fetcher_step(f, done, arg, 1000, err) < 0)
+			return -1;
 	return 0;
+}
+
+void fetcher_wakeup(struct fetcher *f)
+{
+	curl_multi_wakeup(f->multi);
+}
+
+long fetcher_pending(const struct fetcher *f)
+{
+	return f->queued + f->inflight;
+}
+
+/* Drops o's queued requests of h. */
+static void host_drop(struct fetcher *f, struct host *h,
+		      struct fetch_owner *o)
+{
+	struct fetch_req **p = &h->head, *r;
+
+	h->tail = NULL;
+	while ((r = *p) != NULL) {
+		if (r->owner != o) {
+			h->tail = r;
+			p = &r->next;
+			continue;
+		}
+		*p = r->next;
+		f->queued--;
+		o->queued--;
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(r->udata);
+		fetch_req_free(r);
+	}
+}
+
+/* Stops a transfer in flight (its owner is forgotten). */
+static void xfer_stop(struct fetcher *f, struct xfer *x)
+{
+	struct fetch_req *r = x->req;
+
+	x->host->inflight--;
+	x->host->unsent -= f->o.interval > 0 && !x->sent;
+	f->inflight--;
+	r->owner->inflight--;
+	slots_give(f, 1);
+	x->req = NULL;
+	if (f->o.udata_free != NULL)
+		f->o.udata_free(r->udata);
+	fetch_req_free(r);
+	xfer_free(f, x);
+}
+
+void fetcher_forget(struct fetcher *f, struct fetch_owner *o)
+{
+	struct xfer *x, *nx;
+	size_t i, k;
+
+	for (x = f->xfers; x != NULL; x = nx) {
+		nx = x->next;
+		if (x->req != NULL && x->req->owner == o)
+			xfer_stop(f, x);
+	}
+	for (i = k = 0; i < f->n_hosts; i++) {
+		struct host *h = f->hosts[i];
+
+		host_drop(f, h, o);
+		if (h->owner != o || h->head != NULL || h->inflight > 0) {
+			f->hosts[k++] = h;
+			continue;
+		}
+		host_left(f, h);
+		if (f->o.interval > 0)
+			mark_put(h->origin, h->next);
+		free(h->origin);
+		free(h);
+	}
+	f->n_hosts = k;
+	if (f->rr >= k)
+		f->rr = 0;
 }

@@ -27,6 +27,20 @@
 #include "linkbot/error.h"
 
 typedef int (*sched_fn)(void *arg, size_t i, struct lb_error *err);
+
+/*
+ * An fn() may hand its item on instead of finishing it (a client's crawl
+ * to a loop thread, pipeline.c): it returns SCHED_LATER and its thread
+ * ends, the item still in flight (it counts in `jobs` and for clash()).
+ * Later, any thread calls sched_resume(s, i, next) with the scheduler
+ * that sched_current() gave on the item's thread: next(arg, i, err) then
+ * runs on a thread of its own and ends the item (or hands it on again).
+ * Only with jobs > 1.
+ */
+#define SCHED_LATER 1
+struct sched;
+struct sched *sched_current(void);
+void sched_resume(struct sched *s, size_t i, sched_fn fn);
 /* 1 if items i and j may not run at the same time; may be NULL. */
 typedef int (*sched_clash_fn)(void *arg, size_t i, size_t j);
 

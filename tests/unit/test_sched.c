@@ -1,12 +1,15 @@
 /*
  * sched: the night's scheduler runs every item once, never more than
  * `jobs` at once, never two that clash at once, in index order one after
- * another with jobs 1, and starts nothing after a failure.
+ * another with jobs 1, starts nothing after a failure, and runs the
+ * continuation of an item handed on (SCHED_LATER, sched_resume()) once,
+ * the item in flight meanwhile.
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -165,6 +168,99 @@ static void test_failure_starts_no_more(void **state)
 	assert_int_equal(p.n_order, 4);
 }
 
+/*
+ * Items handed on (SCHED_LATER): the first part of each item starts its
+ * "crawl" on a thread of the test's (as the night hands it to a loop),
+ * which resumes the item later; every third item is resumed before its
+ * first part has even returned. Each item's continuation runs once, on a
+ * scheduler thread, and an item away still counts: never more than jobs
+ * items between their first start and their continuation's end, never
+ * two clashing ones.
+ */
+struct away {
+	struct probe *p;
+	struct sched *s;
+	size_t i;
+	int at_once;
+};
+
+static int item_rest(void *arg, size_t i, struct lb_error *err)
+{
+	struct probe *p = arg;
+
+	(void)err;
+	nap();
+	pthread_mutex_lock(&p->mu);
+	p->runs[i]++;		/* the continuation: once */
+	if (sched_current() == NULL)
+		p->clashed = 1;	/* not on a scheduler's thread */
+	p->running[i] = 0;
+	p->now--;
+	pthread_mutex_unlock(&p->mu);
+	return 0;
+}
+
+static void *crawl_away(void *arg)
+{
+	struct away *a = arg;
+
+	if (!a->at_once)
+		nap();
+	sched_resume(a->s, a->i, item_rest);
+	free(a);
+	return NULL;
+}
+
+static int item_away(void *arg, size_t i, struct lb_error *err)
+{
+	struct probe *p = arg;
+	struct away *a = malloc(sizeof(*a));
+	pthread_t th;
+	size_t k;
+
+	(void)err;
+	pthread_mutex_lock(&p->mu);
+	p->order[p->n_order++] = i;
+	if (++p->now > p->peak)
+		p->peak = p->now;
+	for (k = 0; k < N; k++)
+		if (p->running[k] && k % 5 == i % 5)
+			p->clashed = 1;
+	p->running[i] = 1;
+	pthread_mutex_unlock(&p->mu);
+	assert_non_null(a);
+	a->p = p;
+	a->s = sched_current();
+	a->i = i;
+	a->at_once = i % 3 == 0;
+	if (a->at_once) {
+		crawl_away(a);	/* resumed before this returns */
+		return SCHED_LATER;
+	}
+	assert_int_equal(pthread_create(&th, NULL, crawl_away, a), 0);
+	pthread_detach(th);
+	return SCHED_LATER;
+}
+
+static void test_handed_on_items_resume_once(void **state)
+{
+	struct probe p;
+	struct lb_error err;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	pthread_mutex_init(&p.mu, NULL);
+	p.caller = pthread_self();
+	lb_error_init(&err);
+	assert_int_equal(sched_run(N, 8, item_away, clash5, &p, &err), 0);
+	assert_each_once(&p);
+	assert_int_equal(p.n_order, N);
+	assert_int_equal(p.now, 0);
+	assert_false(p.clashed);
+	assert_true(p.peak <= 5);
+	assert_true(p.peak > 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_clashing_never_together),
 		cmocka_unit_test(test_one_job_is_sequential),
 		cmocka_unit_test(test_failure_starts_no_more),
+		cmocka_unit_test(test_handed_on_items_resume_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
