@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # night-loops: a night of many clients crawls them on a few loop threads
-# (src/crawl/loop.c), not on a thread each (issue 25). 200 sites of 15
+# (src/crawl/loop.c), not on a thread each (issue 25). 200 sites of 10
 # pages on <name>.localhost virtual hosts of one nginx, at 60 pages a
-# minute (~17 s a host: one request a second, so that nginx's clock, read
+# minute (~12 s a host: one request a second, so that nginx's clock, read
 # from its log, is precise enough on a loaded machine; see run-night.sh),
 # `linkbot run --jobs 200`. Asserted: while every
 # client is still in its crawl, the process has a handful of threads (the
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/origin.sh
 . tests/data/crawl/lib.sh
 crawl_setup
-SITES=200 PAGES=15
+SITES=200 PAGES=10
 python3 tests/lib/many-sites.py "$WORK/night" $SITES $PAGES || exit 1
 origin_start "$WORK/night/htdocs" "$WORK/night/site.conf" || exit 1
 python3 tests/lib/many-sites.py config "$WORK/run" "$WORK/night/clients.yaml" \
