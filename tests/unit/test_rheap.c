@@ -178,6 +178,39 @@ static void test_fifo_ties(void **state)
 	rheap_free(&h);
 }
 
+/* a large search's bucket arrays go at the next clear; the heap works
+ * on from there */
+static void test_clear_releases(void **state)
+{
+	struct rheap h;
+	struct rheap_item it;
+	uint32_t i;
+	size_t cap = 0;
+	int b;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < 200000; i++)
+		assert_int_equal(rheap_push(&h, (int64_t)(i % 1000) << 20, i), 0);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(rheap_pop(&h, &it), 0);
+	rheap_clear(&h);
+	for (b = 0; b < 65; b++) {
+		assert_true(h.b[b].cap <= 65536);
+		cap += h.b[b].cap;
+	}
+	assert_true(cap < 200000);
+	assert_int_equal(h.n, 0);
+	assert_int_equal(rheap_push(&h, -5, 1), 0);
+	assert_int_equal(rheap_push(&h, -9, 2), 0);
+	assert_int_equal(rheap_pop(&h, &it), 0);
+	assert_true(it.key == -9);
+	assert_int_equal(rheap_pop(&h, &it), 0);
+	assert_true(it.key == -5);
+	assert_int_equal(h.rebases, 0);
+	rheap_free(&h);
+}
+
 static void test_below_last(void **state)
 {
 	int scale;
@@ -193,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_fifo_ties),
 		cmocka_unit_test(test_below_last),
+		cmocka_unit_test(test_clear_releases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
