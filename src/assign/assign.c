@@ -4070,7 +4070,8 @@ static int night_route(struct solver *S)
 	}
 	log_debug("assign: night: %zu paths in all, %zu nodes settled, %zu "
 		  "queue rebases%s", S->augmentations, S->night_settled,
-		  S->hq.rebases, rc == 0 ? "" : rc > 0 ? ", gave up" : ", out of memory");
+		  S->hq.rebases,
+		  rc == 0 ? "" : rc > 0 ? ", gave up" : ", out of memory");
 out:
 	night_uncollapse(S);
 	free(el);
