@@ -129,6 +129,7 @@
 #include "linkbot/assign.h"
 #include "linkbot/log.h"
 #include "feasible.h"
+#include "rheap.h"
 
 #define SCALE 16777216.0	/* 2^24 */
 #define CAP_INF 0x3fffffffu
@@ -235,7 +236,7 @@ struct solver {
 	uint32_t *nxt, *via;
 	uint32_t *settled;
 	size_t n_settled;
-	struct iheap hq;	/* the searches' queue */
+	struct rheap hq;	/* the searches' queue */
 	/* hub mode: per group, sources (2g) and targets (2g+1) by potential */
 	struct pheap *ph;
 	uint32_t *hpos[7];
@@ -508,14 +509,24 @@ static struct heap_item iheap_pop(struct iheap *h)
 	return top;
 }
 
+/* The searches' queue (rheap.h): their keys are distances on reduced
+ * costs >= 0, walk tokens included, so a radix heap serves them. */
 static int heap_push(struct solver *S, int64_t key, uint32_t node)
 {
-	return iheap_push(&S->hq, key, node);
+	return rheap_push(&S->hq, key, node);
 }
 
+/* node UINT32_MAX: no memory */
 static struct heap_item heap_pop(struct solver *S)
 {
-	return iheap_pop(&S->hq);
+	struct rheap_item r;
+	struct heap_item it = { 0, UINT32_MAX };
+
+	if (rheap_pop(&S->hq, &r) == 0) {
+		it.key = r.key;
+		it.node = r.node;
+	}
+	return it;
 }
 
 /* Relax node u to distance du, reached through (link, via). */
@@ -1109,7 +1120,7 @@ static int night_covered(const struct solver *S, uint32_t v, int64_t dv)
 
 static void new_epoch(struct solver *S)
 {
-	S->hq.n = 0;
+	rheap_clear(&S->hq);
 	S->n_settled = 0;
 	if (++S->epoch == 0) {
 		memset(S->seen, 0, S->nn * sizeof(*S->seen));
@@ -1141,6 +1152,9 @@ static int augment(struct solver *S, uint32_t from, int backward, size_t cap)
 		return -1;
 	while (S->hq.n > 0) {
 		struct heap_item it = heap_pop(S);
+
+		if (it.node == UINT32_MAX)
+			return -1;
 
 		u = it.node;
 		if (u >= S->nn) {
@@ -1280,7 +1294,7 @@ static void solver_free(struct solver *S)
 	free(S->in); free(S->q); free(S->fy); free(S->reach); free(S->gt);
 	free(S->gsoff); free(S->gtoff); free(S->gsrc); free(S->gtgt);
 	free(S->p); free(S->dist); free(S->seen); free(S->done);
-	free(S->nxt); free(S->via); free(S->settled); free(S->hq.a);
+	free(S->nxt); free(S->via); free(S->settled); rheap_free(&S->hq);
 	if (S->ph != NULL)
 		for (size_t g = 0; g < NKIND_ALL(S); g++)
 			free(S->ph[g].a);
@@ -3433,6 +3447,9 @@ static int pd_phase(struct solver *S, uint32_t *stk, uint32_t *svia,
 	while (S->hq.n > 0) {
 		struct heap_item it = heap_pop(S);
 
+		if (it.node == UINT32_MAX)
+			return -1;
+
 		v = it.node;
 		if (v >= S->nn) {
 			if (walk_step(S, v - (uint32_t)S->nn) < 0)
@@ -3767,6 +3784,9 @@ static long round_half(struct solver *S, int toward_hub, size_t *units,
 	while (S->hq.n > 0 && got < want) {
 		struct heap_item it = heap_pop(S);
 
+		if (it.node == UINT32_MAX)
+			return -1;
+
 		v = it.node;
 		if (v >= S->nn) {
 			if (walk_step(S, v - (uint32_t)S->nn) < 0)
@@ -4048,8 +4068,9 @@ static int night_route(struct solver *S)
 			  S->augmentations - a0, S->night_settled - n0,
 			  cpu_seconds() - t0);
 	}
-	log_debug("assign: night: %zu paths in all, %zu nodes settled%s",
-		  S->augmentations, S->night_settled,
+	log_debug("assign: night: %zu paths in all, %zu nodes settled, %zu "
+		  "queue rebases%s", S->augmentations, S->night_settled,
+		  S->hq.rebases,
 		  rc == 0 ? "" : rc > 0 ? ", gave up" : ", out of memory");
 out:
 	night_uncollapse(S);
