@@ -413,6 +413,32 @@ static void test_fresh_failed_run_converges(void **state)
 	cJSON_Delete(m);
 }
 
+/* The manifest's keys are JSON strings: a key's quotes escaped, anywhere
+ * (add_json_key() copies the runs between them whole). */
+static void test_manifest_quotes(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const keys[] = { "pages/q\"1\".json",
+					    "pages/\"lead", "pages/tail\"",
+					    "pages/\"\"two", "pages/plain.json" };
+	const char *const kv[] = { keys[0], "{}", keys[1], "{}", keys[2], "{}",
+				   keys[3], "{}", keys[4], "{}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	cJSON *m, *objs;
+	size_t i;
+
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "q/e", kv, 0, &s, &err), 0);
+	m = manifest(f, "q/e");
+	assert_non_null(m);
+	objs = cJSON_GetObjectItemCaseSensitive(m, "objects");
+	assert_int_equal(cJSON_GetArraySize(objs), 5);
+	for (i = 0; i < 5; i++)
+		assert_non_null(cJSON_GetObjectItemCaseSensitive(objs, keys[i]));
+	cJSON_Delete(m);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -546,6 +572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_links_score_text),
+		cmocka_unit_test_setup_teardown(test_manifest_quotes, setup, teardown),
 		cmocka_unit_test(test_gzip_answer),
 		cmocka_unit_test(test_gzip_reused),
 		cmocka_unit_test(test_read_lines),
