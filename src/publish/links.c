@@ -30,7 +30,7 @@ static int url_clean(const char *u)
  * rounding mode); below 2^-64 of that numerator the value is under
  * 2^-20, so 0. A negative float, -0 included, keeps its sign ("-0.000000",
  * as printf). Infinities, NaN and |x| >= 2^40 go to snprintf. links.tsv
- * writes one a link: fprintf's "%.6f" was ~3.5 k instructions a line, 5 %
+ * writes one a link: fprintf's "%.6f" was ~3.5 k instructions a line, 4 %
  * of a small site's build (bench/RESULTS.md, "the tail, round 5").
  */
 size_t links_score_text(char *out, float score)

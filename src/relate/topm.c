@@ -1150,7 +1150,7 @@ static void *merger(void *arg)
  * (equal scores: the lower target first). The score handed out is the
  * row's own float, read back by target, so -0 stays -0. A night's site of
  * 100 pages: ~99 keys, M = 64 or 20 (smoothing); the heaps' pushes,
- * replacements and pops were ~5 % of its build (bench/RESULTS.md, "the
+ * replacements and pops were ~8 % of its build (bench/RESULTS.md, "the
  * tail, round 5").
  */
 static inline uint64_t rank_key(float s, uint32_t t)
