@@ -41,6 +41,13 @@ int links_write(const char *path, const struct page_list *src,
 		struct lb_error *err);
 
 /*
+ * The score's field of a line: what printf's "%.6f" writes for it (the
+ * exact value rounded half to even), without printf; out holds 64 bytes,
+ * the length is returned.
+ */
+size_t links_score_text(char *out, float score);
+
+/*
  * Reads a links.tsv and calls fn once per source page with its links (at
  * most max_links), in the file's order. Lines whose pages left the corpus
  * are skipped. Returns 1 when the file does not exist yet; -1 when fn does

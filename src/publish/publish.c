@@ -346,14 +346,21 @@ out:
 static int add_json_key(struct lb_buf *b, const char *s, struct lb_error *err)
 {
 	/* Keys are store keys: no control characters, no backslash. */
-	const char *q;
+	size_t n;
 
 	if (lb_buf_addc(b, '"', err) < 0)
 		return -1;
-	for (q = s; *q != '\0'; q++)
-		if (lb_buf_adds(b, *q == '"' ? "\\\"" : (char[2]){ *q, 0 },
-				err) < 0)
+	for (;;) {	/* the runs between quotes whole */
+		n = strcspn(s, "\"");
+		if (lb_buf_add(b, s, n, err) < 0)
 			return -1;
+		s += n;
+		if (*s == '\0')
+			break;
+		if (lb_buf_adds(b, "\\\"", err) < 0)
+			return -1;
+		s++;
+	}
 	return lb_buf_addc(b, '"', err);
 }
 

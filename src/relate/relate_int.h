@@ -119,6 +119,12 @@ void relate_run_threads(size_t nt, void *(*fn)(void *), void *args,
 			size_t size);
 void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 		      float s, uint32_t t);
+/* The small path's selection (topm.c): a (score, target) pair as one
+ * integer, larger = better in the heap's order; the m largest of k[0..n)
+ * (distinct) moved to its front best first (tmp: n entries), min(n, m)
+ * returned. */
+uint64_t relate_rank_key(float s, uint32_t t);
+size_t relate_keys_top(uint64_t *k, size_t n, size_t m, uint64_t *tmp);
 
 /* The start of relate_topm() and ivf_topm(): checks the row range (both
  * 0 = every row) and the sizes, sets up out with its padding, and the

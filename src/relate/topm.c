@@ -1139,6 +1139,117 @@ static void *merger(void *arg)
 }
 
 /*
+ * A row's top M without a heap (the small path, topm_small()). worse()
+ * is a strict total order on the offered (score, target) pairs (NaN is
+ * never offered, targets are distinct), so its M best in best-first order
+ * are one list whatever picks them: the heap's pops or, here, one integer
+ * key a pair, larger = better, a selection and a sort of integers. The
+ * key: the score's bits made monotonic as an unsigned integer (negative
+ * floats inverted, positive ones with the sign bit set; -0 read as +0,
+ * which worse() does not tell apart) above the complement of the target
+ * (equal scores: the lower target first). The score handed out is the
+ * row's own float, read back by target, so -0 stays -0. A night's site of
+ * 100 pages: ~99 keys, M = 64 or 20 (smoothing); the heaps' pushes,
+ * replacements and pops were ~8 % of its build (bench/RESULTS.md, "the
+ * tail, round 5").
+ */
+static inline uint64_t rank_key(float s, uint32_t t)
+{
+	uint32_t u;
+
+	if (s == 0.0f)
+		s = 0.0f;	/* -0 == +0 for worse() */
+	memcpy(&u, &s, sizeof(u));
+	u = u & 0x80000000u ? ~u : u | 0x80000000u;
+	return (uint64_t)u << 32 | (uint32_t)~t;
+}
+
+static inline uint32_t key_target(uint64_t k)
+{
+	return ~(uint32_t)k;
+}
+
+/* Sorts k[0..n) largest first: insertion sort of runs of 16, then
+ * bottom-up merges through tmp (n entries). */
+static void keys_sort(uint64_t *k, size_t n, uint64_t *tmp)
+{
+	size_t i, j, w, lo;
+	uint64_t *a = k, *b = tmp, *sw;
+
+	for (lo = 0; lo < n; lo += 16) {
+		size_t hi = lo + 16 < n ? lo + 16 : n;
+
+		for (i = lo + 1; i < hi; i++) {
+			uint64_t x = k[i];
+
+			for (j = i; j > lo && k[j - 1] < x; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (w = 16; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t p = lo, q = mid, o = lo;
+
+			while (p < mid && q < hi)
+				b[o++] = a[p] >= a[q] ? a[p++] : a[q++];
+			while (p < mid)
+				b[o++] = a[p++];
+			while (q < hi)
+				b[o++] = a[q++];
+		}
+		sw = a;
+		a = b;
+		b = sw;
+	}
+	if (a != k)
+		memcpy(k, a, n * sizeof(*k));
+}
+
+/* Moves the m largest of k[0..n) (distinct keys) to its front, best
+ * first, and returns how many that is (min(n, m)). Quickselect with a
+ * median of three, then the sort of the front. */
+static size_t keys_top(uint64_t *k, size_t n, size_t m, uint64_t *tmp)
+{
+	size_t lo = 0, hi = n;
+
+	if (m > n)
+		m = n;
+	while (m > 0 && m < n && hi - lo > 16) {
+		size_t i = lo, j = hi - 1, mid = lo + (hi - lo) / 2;
+		uint64_t a = k[lo], b = k[mid], c = k[hi - 1], p, x;
+
+		/* the median of three, as the pivot */
+		p = a < b ? (b < c ? b : a < c ? c : a) :
+			    (a < c ? a : b < c ? c : b);
+		/* Hoare's partition: [lo, j] >= p >= [j + 1, hi) */
+		for (;;) {
+			while (k[i] > p)
+				i++;
+			while (k[j] < p)
+				j--;
+			if (i >= j)
+				break;
+			x = k[i];
+			k[i] = k[j];
+			k[j] = x;
+			i++;
+			j--;
+		}
+		if (m <= j)
+			hi = j + 1;
+		else
+			lo = j + 1;
+		if (lo >= m || hi <= m)
+			break;
+	}
+	keys_sort(k, lo < m && m < hi ? hi : m, tmp);
+	return m;
+}
+
+/*
  * Small problems: every target in one block (n_tgt <= SMALL_TGT). Each
  * row's scores are computed whole and its top M picked from them, with
  * none of the machinery that pays off on large sites (the bf16 copies and
@@ -1160,11 +1271,11 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 	 * CHUNK rows */
 	size_t rows = jb->bf16 ? (jb->symmetric ? nt : 1) : CHUNK;
 	float *c = malloc((rows * nt + 1) * sizeof(*c));
-	float *hs = malloc((m + 1) * sizeof(*hs));
-	uint32_t *ht = malloc((m + 1) * sizeof(*ht));
+	uint64_t *key = malloc((nt + 1) * sizeof(*key));
+	uint64_t *tmp = malloc((nt + 1) * sizeof(*tmp));
 	int rc = -1;
 
-	if (c == NULL || hs == NULL || ht == NULL)
+	if (c == NULL || key == NULL || tmp == NULL)
 		goto out;
 	for (r0 = jb->row_begin; r0 < jb->row_end; r0 += n) {
 		const float *ci;
@@ -1202,30 +1313,28 @@ static int topm_small(const struct job *jb, struct lb_candidates *out)
 			ci = c + (r0 - b0) * nt;
 		}
 		for (i = 0; i < n; i++, ci += nt, row++, r++) {
-			uint32_t cnt = 0;
+			size_t cnt = 0, q;
 
 			skip = jb->self ? jb->self[row] :
 			       jb->symmetric ? (long)row : -1;
 			for (j = 0; j < nt; j++)
 				if (ci[j] == ci[j] && (long)j != skip)
-					heap_push(hs, ht, &cnt, m, ci[j],
-						  (uint32_t)j);
-			/* the root is the worst: popped last to first */
-			while (cnt > 0) {
-				size_t q = --cnt;
+					key[cnt++] = rank_key(ci[j],
+							      (uint32_t)j);
+			cnt = keys_top(key, cnt, m, tmp);
+			for (q = 0; q < cnt; q++) {
+				uint32_t t = key_target(key[q]);
 
-				out->target[r * m + q] = ht[0];
-				out->score[r * m + q] = hs[0];
-				/* the last sifted down from the root */
-				heap_sift_down(hs, ht, cnt, hs[cnt], ht[cnt]);
+				out->target[r * m + q] = t;
+				out->score[r * m + q] = ci[t];
 			}
 		}
 	}
 	rc = 0;
 out:
 	free(c);
-	free(hs);
-	free(ht);
+	free(key);
+	free(tmp);
 	return rc;
 }
 
@@ -1405,4 +1514,14 @@ void relate_heap_push(float *hs, uint32_t *ht, uint32_t *cnt, size_t m,
 void relate_blas_single(void)
 {
 	openblas_set_num_threads(1);
+}
+
+uint64_t relate_rank_key(float s, uint32_t t)
+{
+	return rank_key(s, t);
+}
+
+size_t relate_keys_top(uint64_t *k, size_t n, size_t m, uint64_t *tmp)
+{
+	return keys_top(k, n, m, tmp);
 }

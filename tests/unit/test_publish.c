@@ -1,7 +1,9 @@
 /* Publishing: gzip, the manifest, incremental commits, never half-written. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <zlib.h>
 
 #include "linkbot/fsutil.h"
+#include "linkbot/links.h"
 #include "linkbot/publish.h"
 
 static const struct lb_object_meta page_meta = {
@@ -410,6 +413,32 @@ static void test_fresh_failed_run_converges(void **state)
 	cJSON_Delete(m);
 }
 
+/* The manifest's keys are JSON strings: a key's quotes escaped, anywhere
+ * (add_json_key() copies the runs between them whole). */
+static void test_manifest_quotes(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const keys[] = { "pages/q\"1\".json",
+					    "pages/\"lead", "pages/tail\"",
+					    "pages/\"\"two", "pages/plain.json" };
+	const char *const kv[] = { keys[0], "{}", keys[1], "{}", keys[2], "{}",
+				   keys[3], "{}", keys[4], "{}", NULL };
+	struct lb_publish_stats s;
+	struct lb_error err;
+	cJSON *m, *objs;
+	size_t i;
+
+	lb_error_init(&err);
+	assert_int_equal(publish(f, "q/e", kv, 0, &s, &err), 0);
+	m = manifest(f, "q/e");
+	assert_non_null(m);
+	objs = cJSON_GetObjectItemCaseSensitive(m, "objects");
+	assert_int_equal(cJSON_GetArraySize(objs), 5);
+	for (i = 0; i < 5; i++)
+		assert_non_null(cJSON_GetObjectItemCaseSensitive(objs, keys[i]));
+	cJSON_Delete(m);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -490,10 +519,60 @@ static void test_read_lines(void **state)
 	rmdir(dir);
 }
 
+/* links.tsv's score field against printf's "%.6f": every k / 2^n (the
+ * exact ties of the sixth decimal among them: 1/128 is 0.0078125), ±0,
+ * subnormals, infinities, NaN, the largest floats, and a million random
+ * bit patterns. */
+static void score_check(float x)
+{
+	char a[64], b[64];
+	size_t n = links_score_text(a, x);
+
+	snprintf(b, sizeof(b), "%.6f", (double)x);
+	if (strcmp(a, b) != 0 || n != strlen(b))
+		fail_msg("%a: '%s' (%zu), printf '%s'", (double)x, a, n, b);
+}
+
+static void test_links_score_text(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	uint32_t u;
+	float x;
+	long k;
+	int e, i;
+
+	(void)state;
+	for (e = 0; e <= 40; e++)
+		for (k = -5000; k <= 5000; k++)
+			score_check(ldexpf((float)k, -e));
+	score_check(0.0f);
+	score_check(-0.0f);
+	score_check(1e-45f);
+	score_check(-1e-45f);
+	score_check(5e-7f);
+	score_check(-5e-7f);
+	score_check(INFINITY);
+	score_check(-INFINITY);
+	score_check(NAN);
+	score_check(3.4e38f);
+	score_check(1099511627775.0f);
+	score_check(1099511627776.0f);	/* 2^40: printf's */
+	for (i = 0; i < 1000000; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		u = (uint32_t)(seed >> 16);
+		memcpy(&x, &u, sizeof(x));
+		score_check(x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_links_score_text),
+		cmocka_unit_test_setup_teardown(test_manifest_quotes, setup, teardown),
 		cmocka_unit_test(test_gzip_answer),
 		cmocka_unit_test(test_gzip_reused),
 		cmocka_unit_test(test_read_lines),

@@ -387,6 +387,107 @@ static void test_topm_small(void **state)
 	small_equal(90, 90, 20, 16, 1, 1, 0);
 }
 
+/*
+ * The small path's selection (keys_top() in topm.c: a quickselect and a
+ * merge sort of integer keys instead of the heaps) against the blocked
+ * path's heaps, on rows of heavy ties: vectors of -1, 0 and 1 in 3
+ * dimensions give a handful of distinct scores, zeros among them (and
+ * -0 where a product's rounding gives it), so the order of equal scores
+ * by target decides most of each list. Every M around the sort's runs
+ * (16) and merges, below, at and above the number of targets.
+ */
+static void test_topm_small_ties(void **state)
+{
+	static const size_t ms[] = { 1, 2, 15, 16, 17, 31, 33, 64, 97, 98,
+				     99, 100, 130 };
+	size_t n[] = { 99, 100, 300, 512 }, a, b, i, nt;
+	uint64_t seed = 77;
+	struct lb_candidates x, y;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	for (a = 0; a < sizeof(n) / sizeof(n[0]); a++) {
+		float *v = malloc(n[a] * 3 * sizeof(*v));
+
+		assert_non_null(v);
+		for (i = 0; i < n[a] * 3; i++)
+			v[i] = (float)((int)(relate_rand(&seed) % 3) - 1);
+		for (i = 0; i < 3; i++)
+			v[i] = -0.0f;	/* a row of -0 */
+		nt = n[a];
+		for (b = 0; b < sizeof(ms) / sizeof(ms[0]); b++) {
+			assert_int_equal(relate_topm(v, nt, v, nt, 3, NULL,
+						     ms[b], 0, 0, 1, &x, &err),
+					 0);
+			setenv("LINKBOT_NO_TOPM_SMALL", "1", 1);
+			assert_int_equal(relate_topm(v, nt, v, nt, 3, NULL,
+						     ms[b], 0, 0, 2, &y, &err),
+					 0);
+			unsetenv("LINKBOT_NO_TOPM_SMALL");
+			assert_memory_equal(x.target, y.target,
+					    nt * ms[b] * sizeof(*x.target));
+			assert_memory_equal(x.score, y.score,
+					    nt * ms[b] * sizeof(*x.score));
+			lb_candidates_release(&x);
+			lb_candidates_release(&y);
+		}
+		free(v);
+	}
+}
+
+/* The keys against the heap on random rows: few distinct scores, +0 and
+ * -0 among them (equal for the heap: the lower target first), every M. */
+static void test_topm_keys(void **state)
+{
+	static const float vals[] = { -0.0f, 0.0f, 0.5f, -0.5f, 1.0f,
+				      -INFINITY, INFINITY, 1e-30f };
+	float s[300], hs[300], out_s[300];
+	uint32_t t[300], ht[300], out_t[300], cnt;
+	uint64_t k[300], tmp[300];
+	uint64_t seed = 5;
+	size_t n, m, i, got, round;
+
+	(void)state;
+	for (round = 0; round < 400; round++) {
+		n = 1 + relate_rand(&seed) % 300;
+		m = 1 + relate_rand(&seed) % 320;
+		for (i = 0; i < n; i++) {
+			s[i] = vals[relate_rand(&seed) % 8];
+			t[i] = (uint32_t)(n - 1 - i) * 7;	/* distinct */
+			k[i] = relate_rank_key(s[i], t[i]);
+		}
+		/* the reference: the heap and its pops */
+		cnt = 0;
+		for (i = 0; i < n; i++)
+			relate_heap_push(hs, ht, &cnt, m, s[i], t[i]);
+		got = cnt;
+		for (i = 0; i < got; i++) {	/* worst first */
+			size_t best = 0, j;
+
+			for (j = 1; j < cnt; j++)
+				if (hs[j] > hs[best] ||
+				    (hs[j] == hs[best] && ht[j] < ht[best]))
+					best = j;
+			out_s[i] = hs[best];
+			out_t[i] = ht[best];
+			hs[best] = hs[cnt - 1];
+			ht[best] = ht[cnt - 1];
+			cnt--;
+		}
+		assert_int_equal(relate_keys_top(k, n, m, tmp), got);
+		for (i = 0; i < got; i++) {
+			uint32_t tt = ~(uint32_t)k[i];
+
+			assert_int_equal(tt, out_t[i]);
+			for (size_t j = 0; j < n; j++)
+				if (t[j] == tt)
+					assert_memory_equal(&s[j], &out_s[i],
+							    sizeof(float));
+		}
+	}
+}
+
 static void test_topm_padding(void **state)
 {
 	float v[] = { 1, 0, 0, 1, 1, 1 };
@@ -1774,6 +1875,8 @@ int main(void)
 		cmocka_unit_test(test_shards_symmetric),
 		cmocka_unit_test(test_shards_cross),
 		cmocka_unit_test(test_topm_small),
+		cmocka_unit_test(test_topm_small_ties),
+		cmocka_unit_test(test_topm_keys),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
