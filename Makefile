@@ -45,6 +45,12 @@ EDGE_MOD_SRC := src/edge/nginx/ngx_http_linkbot_module.c src/edge/nginx/config \
             include/linkbot/pageid.h include/linkbot/buf.h include/linkbot/error.h \
             include/linkbot/layout.h
 
+# Every core unless told otherwise (make -jN, make -j1): a fresh clone's
+# `make test` compiles three builds (optimised, sanitized, the unit tests).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 .SECONDARY:
 .PHONY: all test unit-test edge-test integration-test demo bench fuzz clean deps
 all: $(BUILD)/linkbot $(EDGE_MOD)

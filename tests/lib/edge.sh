@@ -17,8 +17,9 @@
 
 : "${LINKBOT:=$PWD/${BUILD:-build}/linkbot}"
 
+LB_LIB_DIR=${LB_LIB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}	# free-port.py
 edge_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$LB_LIB_DIR/free-port.py"
 }
 
 # edge_start STORE [preview options...]

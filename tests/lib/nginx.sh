@@ -13,8 +13,9 @@
 LB_NGINX_DIRS=()
 LB_OWN_DIRS=()	# made here (lb_origin_start): removed by lb_cleanup
 
+LB_LIB_DIR=${LB_LIB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}	# free-port.py
 lb_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+	python3 "$LB_LIB_DIR/free-port.py"
 }
 
 # lb_wait_port PORT [SECONDS]: waits until something listens on PORT.

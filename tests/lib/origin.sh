@@ -31,8 +31,9 @@
 # is nginx's worker_connections: a night of 1,000 hosts keeps one
 # connection open to each.
 
+LB_LIB_DIR=${LB_LIB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}	# free-port.py
 origin__free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+	python3 "$LB_LIB_DIR/free-port.py"
 }
 
 # origin__launch DIR INCLUDE WORKDIR -> 0 and prints the URL, or 1

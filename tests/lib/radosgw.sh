@@ -15,8 +15,9 @@
 
 RGW_DIR="" RGW_URL="" RGW_PIDS=""
 
+LB_LIB_DIR=${LB_LIB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}	# free-port.py
 _rgw_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$LB_LIB_DIR/free-port.py"
 }
 
 _rgw_wait() { # what command...: 60 s by the clock (a probe may hang 5 s)
