@@ -34,14 +34,20 @@
  *   "<!--->"), doctypes and bogus comments to '>', character references
  *   to their last name character, and the raw text of script, style,
  *   textarea, title, xmp, iframe, noembed and noframes to the end tag that
- *   closes them; nothing inside those is packed.
- * - Where the tree builder would switch the tokenizer in a way a scanner
- *   cannot follow without building the tree, packing stops for the rest
- *   of the page (the rest goes to gumbo as it is): foreign content (<svg>,
- *   <math>, CDATA), <template>, <frameset> (white space kept, other text
- *   dropped), <select> (it ignores <style> and others, so their content is
- *   markup), <noscript>, <plaintext>, <isindex> (text from an attribute),
- *   and a script holding "<!--" (its escaped states).
+ *   closes them; nothing inside those is packed. Where the scanner reads
+ *   text and gumbo another text state (raw text, a script's escaped
+ *   states, a comment, a quoted value), a run changes nothing there: it
+ *   holds none of the characters those states act on, and its text comes
+ *   back. What must never happen is a run where gumbo reads a tag's names
+ *   and unquoted values: that is, the scanner skipping raw text that
+ *   gumbo reads as markup.
+ * - So where the tree builder would not switch the tokenizer to raw text
+ *   for those elements, or would take white space and other text apart,
+ *   packing stops for the rest of the page (the rest goes to gumbo as it
+ *   is): foreign content (<svg>, <math>, CDATA: <style> or <title> there
+ *   is markup), <select> (it ignores <style>, <title> and others),
+ *   <template> (in a column group only white space is kept),
+ *   <frameset> (likewise).
  * - A page that already holds a character of planes 13-16 (lead bytes F3,
  *   F4) is not packed: its characters would be taken for runs.
  * - Unpacking rewrites every text, comment and CDATA node and every
@@ -138,8 +144,7 @@ static size_t plain_len(const unsigned char *s, size_t n, size_t i)
 
 /* Names whose start tag stops packing for the rest of the page. */
 static const char *const stop_tags[] = {
-	"svg", "math", "template", "frameset", "select", "noscript",
-	"plaintext", "isindex", NULL,
+	"svg", "math", "template", "frameset", "select", NULL,
 };
 /* Elements whose content the tokenizer reads as raw text. */
 static const char *const raw_tags[] = {
@@ -290,10 +295,6 @@ static size_t markup_end(const unsigned char *s, size_t n, size_t i,
 	if ((raw = name_in(s + i + 1, nl, raw_tags)) == NULL)
 		return j;
 	e = raw_end(s, n, j, raw);
-	if (strcmp(raw, "script") == 0 && memmem(s + j, e - j, "<!--", 4) != NULL) {
-		*stop = 1;	/* script data's escaped states */
-		return i;
-	}
 	if (e >= n)
 		return n;
 	return tag_end(s, n, e + 2, &nl);
