@@ -383,12 +383,20 @@ int x_pack_html(const char *html, size_t n, struct x_pack *p)
 			continue;
 		}
 		a = i;
-		f = (size_t)-1;
-		while (i < n && (len = plain_len(s, n, i)) > 0) {
-			if (f == (size_t)-1 && !is_ws(s[i]))
-				f = i;
+		while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' ||
+				 s[i] == '\f'))
+			i++;
+		f = i;	/* the first character not white space, if any */
+		for (;;) {
+			while (i < n && s[i] < 0x80 && plain_ascii[s[i]])
+				i++;
+			if (i >= n || s[i] < 0x80 ||
+			    (len = plain_len(s, n, i)) == 0)
+				break;
 			i += len;
 		}
+		if (f == i)
+			f = (size_t)-1;	/* white space only */
 		if (i == a) {
 			i++;	/* a byte no run holds */
 			continue;
