@@ -15,14 +15,13 @@ pages=${EXTRACT_BENCH_PAGES:-200}
 rounds=${EXTRACT_BENCH_ROUNDS:-3}
 bin="$BUILD/bench/extract_bench"
 
-objs=("$BUILD"/src/extract/*.o "$BUILD"/src/base/buf.o "$BUILD"/src/base/doc.o
-	"$BUILD"/src/base/error.o)
+objs=("$BUILD"/src/extract/*.o "$BUILD"/src/base/*.o)
 [ -f "${objs[0]}" ] || { echo "extract.sh: build first (make BUILD=$BUILD)" >&2; exit 1; }
 mkdir -p "$BUILD/bench"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude \
 	$(pkg-config --cflags gumbo libcjson) -o "$bin" bench/extract_bench.c \
-	"${objs[@]}" $(pkg-config --libs gumbo libcjson)
+	"${objs[@]}" $(pkg-config --libs gumbo libcjson) -lz -lcrypto -lpthread
 
 if [ ! -d "$corpus" ]; then
 	echo "extract.sh: no corpus at $corpus (apt-get install python3-doc," \

@@ -7,6 +7,7 @@
  *   url.c      RFC 3986 reference resolution, canonical parts
  *   date.c     published dates -> ISO 8601
  *   jsonld.c   schema.org JSON-LD blocks (cJSON) -> candidates
+ *   pack.c     text runs folded before gumbo, put back after
  *   html.c     the gumbo walks: metadata, first <h1>, microdata, body text
  *   extract.c  extract_html(): the candidates, by source, into the doc
  *
@@ -148,6 +149,24 @@ void x_jsonld_free(struct x_jsonld *j);
  * X_MAX_ATTRS; *out is NULL if nothing was dropped, else a new buffer.
  * -1 on out of memory. */
 int x_limit_html(const char *s, size_t n, char **out, size_t *outlen);
+
+/* pack.c: runs of plain text folded into one character each before gumbo
+ * (one token instead of one a character), put back into its tree after
+ * (design notes there). */
+struct GumboInternalNode;
+struct GumboInternalOptions;
+struct x_pack {
+	char *html;	/* the packed page (NUL-terminated); NULL: not packed */
+	size_t len;	/* its bytes */
+	const char *src; /* the page: the runs' text */
+	size_t *run;	/* run k: offset run[2k] in src, length run[2k+1] */
+	size_t n, cap;	/* runs */
+};
+int x_pack_html(const char *html, size_t n, struct x_pack *p);
+int x_pack_unpack(const struct x_pack *p,
+		  const struct GumboInternalOptions *o,
+		  struct GumboInternalNode *root);
+void x_pack_release(struct x_pack *p);
 
 /* html.c: parses utf8 with gumbo and offers every candidate it finds. */
 int x_html_scan(const char *utf8, size_t len, const char *page_url,

@@ -2445,10 +2445,12 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 	GumboOptions opts = kGumboDefaultOptions;
 	GumboOutput *out = NULL;
 	struct gpool pool;
+	struct x_pack pk;
 	struct scan sc;
 	char *s, *place = NULL;
 	int rc = -1, k;
 
+	memset(&pk, 0, sizeof(pk));
 	gpool_init(&pool);
 	opts.allocator = gpool_alloc;
 	opts.deallocator = gpool_free;
@@ -2462,8 +2464,14 @@ int x_html_scan(const char *utf8, size_t len, const char *page_url,
 		goto out;
 	}
 	opts.max_errors = 0;
-	out = gumbo_parse_with_options(&opts, utf8, len);
-	if (out == NULL) {
+	if (x_pack_html(utf8, len, &pk) < 0) {
+		x_oom(x);
+		goto out;
+	}
+	out = pk.html != NULL ?
+		gumbo_parse_with_options(&opts, pk.html, pk.len) :
+		gumbo_parse_with_options(&opts, utf8, len);
+	if (out == NULL || x_pack_unpack(&pk, &opts, out->document) < 0) {
 		x_oom(x);
 		goto out;
 	}
@@ -2568,5 +2576,6 @@ out:
 	if (out != NULL)
 		gumbo_destroy_output(&opts, out);
 	gpool_release(&pool);
+	x_pack_release(&pk);	/* after the tree: original_tag points in */
 	return rc;
 }

@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <gumbo.h>
 
 #include "linkbot/extract.h"
 #include "linkbot/fsutil.h"
@@ -1144,6 +1145,328 @@ static void test_formatting_bomb(void **state)
 	lb_buf_release(&b);
 }
 
+/* A gumbo tree written out whole: every node's kind, tag, namespace,
+ * flags, name and end tag as written, attributes (names and values, and
+ * as written), text; the doctype. */
+static void tree_dump(FILE *f, const GumboNode *n, int depth)
+{
+	const GumboVector *ch = NULL;
+	unsigned k;
+
+	fprintf(f, "%d %d ", depth, (int)n->type);
+	switch (n->type) {
+	case GUMBO_NODE_DOCUMENT:
+		fprintf(f, "doc %d [%s] [%s] [%s] %d\n",
+			n->v.document.has_doctype, n->v.document.name,
+			n->v.document.public_identifier,
+			n->v.document.system_identifier,
+			(int)n->v.document.doc_type_quirks_mode);
+		ch = &n->v.document.children;
+		break;
+	case GUMBO_NODE_ELEMENT:
+	case GUMBO_NODE_TEMPLATE:
+		fprintf(f, "el %d %d %u [%.*s] [%.*s]\n", (int)n->v.element.tag,
+			(int)n->v.element.tag_namespace, (unsigned)n->parse_flags,
+			(int)n->v.element.original_tag.length,
+			n->v.element.original_tag.data,
+			(int)n->v.element.original_end_tag.length,
+			n->v.element.original_end_tag.data);
+		for (k = 0; k < n->v.element.attributes.length; k++) {
+			const GumboAttribute *a = n->v.element.attributes.data[k];
+
+			fprintf(f, " at %d [%s] [%s] [%.*s] [%.*s]\n",
+				(int)a->attr_namespace, a->name, a->value,
+				(int)a->original_name.length,
+				a->original_name.data,
+				(int)a->original_value.length,
+				a->original_value.data);
+		}
+		ch = &n->v.element.children;
+		break;
+	default:
+		fprintf(f, "text [%s]\n", n->v.text.text);
+		break;
+	}
+	for (k = 0; ch != NULL && k < ch->length; k++)
+		tree_dump(f, ch->data[k], depth + 1);
+}
+
+/* gumbo's allocations, all let go after each parse (its doctype strings
+ * leak otherwise, as in html.c's pool) */
+struct tblock {
+	struct tblock *prev, *next;
+	max_align_t align[];
+};
+static struct tblock tlist = { &tlist, &tlist };
+
+static void *talloc(void *ud, size_t size)
+{
+	struct tblock *b = malloc(sizeof(*b) + size);
+
+	(void)ud;
+	assert_non_null(b);
+	b->next = tlist.next;
+	b->prev = &tlist;
+	tlist.next->prev = b;
+	tlist.next = b;
+	return b + 1;
+}
+
+static void tfree(void *ud, void *p)
+{
+	struct tblock *b;
+
+	(void)ud;
+	if (p == NULL)
+		return;
+	b = (struct tblock *)p - 1;
+	b->prev->next = b->next;
+	b->next->prev = b->prev;
+	free(b);
+}
+
+/* The tree of html as extract/ parses it, packed (x_pack_html) or not;
+ * *packed: the runs packed. */
+static char *parse_dump(const char *html, size_t len, int pack,
+			size_t *packed)
+{
+	GumboOptions o = kGumboDefaultOptions;
+	GumboOutput *out;
+	struct x_pack pk;
+	char *dump = NULL;
+	size_t dl = 0;
+	FILE *f;
+
+	memset(&pk, 0, sizeof(pk));
+	o.max_errors = 0;
+	o.allocator = talloc;
+	o.deallocator = tfree;
+	if (pack)
+		assert_int_equal(x_pack_html(html, len, &pk), 0);
+	if (packed != NULL)
+		*packed = pk.n;
+	out = pk.html != NULL ? gumbo_parse_with_options(&o, pk.html, pk.len) :
+				gumbo_parse_with_options(&o, html, len);
+	assert_non_null(out);
+	assert_int_equal(x_pack_unpack(&pk, &o, out->document), 0);
+	f = open_memstream(&dump, &dl);
+	assert_non_null(f);
+	tree_dump(f, out->document, 0);
+	fclose(f);
+	gumbo_destroy_output(&o, out);
+	while (tlist.next != &tlist)
+		tfree(NULL, tlist.next + 1);
+	x_pack_release(&pk);
+	return dump;
+}
+
+/* Random tag soup: every construct pack.c follows or stops at. */
+static size_t random_soup(uint64_t *x, char *out, size_t max)
+{
+	static const char *const tags[] = {
+		"p", "b", "i", "a", "div", "span", "table", "tr", "td", "tbody",
+		"caption", "colgroup", "col", "select", "option", "style",
+		"script", "title", "textarea", "xmp", "iframe", "noembed",
+		"noframes", "noscript", "svg", "math", "template", "frameset",
+		"frame", "plaintext", "pre", "listing", "head", "body", "html",
+		"br", "img", "h1", "ul", "li", "form", "input", "isindex",
+		"image", "button", "nobr", "font", "em", "STYLE", "Script",
+		"desc", "foreignObject", "mi", "annotation-xml", "dialog",
+		"main", "article",
+	};
+	static const char *const names[] = {
+		"class", "href", "x", "\"q", "'", "=", "a<b", "title", "src",
+		"encoding", "type", "longattributename", "another_long_name",
+	};
+	static const char *const values[] = {
+		"\"one two\"", "'a>b'", "plain", "\"x\"y", "'it''s'", "=",
+		"\"&amp; &#65;\"", "a>b", "\"</style>\"", "'</script> x y'",
+		"\"text/html\"", "'\xc3\xa9t\xc3\xa9'", "", "\"unterminated",
+		"an_unquoted_long_value", "\"</title>\"", "\"</xmp>\"",
+	};
+	static const char *const bits[] = {
+		"<!-- a comment here -->", "<!-->", "<!--->", "<!---->",
+		"<!--!>", "<!---!>", "<!-- x --!> after bang", "<!-- a -- b -->",
+		"-->", "--!>", "<!DOCTYPE html>",
+		"<!doctype html PUBLIC \"-//W3C//DTD HTML 4.01//EN\">",
+		"<!DOCTYPE x SYSTEM \"a>b\">", "<![CDATA[ some cdata ]]>",
+		"<?php echo 1; ?>", "</>", "</ bogus end>", "< a lone lt",
+		"<3 love", "&amp;", "&amp", "&notin;", "&notit;", "&#65;",
+		"&#x41", "&#xF0000;", "& and", "&foo;", "&#128512;",
+		"</p>", "</br>", "</select>", "</table>", "</body>", "</html>",
+		"<!-- <script> -->", "<script><!-- document.write('<script>x"
+		"</script>') --></script>", "\r\n", "\r", "\f", "\0",
+		"\xc2\x85", "\xef\xbb\xbf", "\xf0\x9f\x98\x80", "\xef\xb7\x90",
+		"\xf3\xb0\x80\x80", "\xe2\x80\x94 dash \xe2\x80\x94",
+		"</style>", "</script>", "</textarea>", "</title>",
+		"</noscript>", "</svg>", "</math>", "</template>",
+	};
+	static const char *const words[] = {
+		"the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog",
+		"caf\xc3\xa9", "na\xc3\xafve", "\xe6\x97\xa5\xe6\x9c\xac",
+		"don't", "well-known", "a=b", "x]y", "(paren)", "50%", "e.g.",
+		"http://example.com/a?b=c", "tab\there", "line\nfeed",
+	};
+	size_t n = 0, parts = 1 + rnd(x) % 40, i, k, w;
+	char piece[512];
+
+	for (i = 0; i < parts; i++) {
+		int len = 0;
+
+		switch (rnd(x) % 8) {
+		case 0:
+		case 1:	/* a start tag */
+			len = snprintf(piece, sizeof(piece), "<%s",
+				       tags[rnd(x) % (sizeof(tags) /
+						      sizeof(*tags))]);
+			for (k = rnd(x) % 4; k > 0; k--)
+				len += snprintf(piece + len,
+						sizeof(piece) - (size_t)len,
+						"%s%s%s%s",
+						rnd(x) % 4 ? " " : "\n ",
+						names[rnd(x) % (sizeof(names) /
+								sizeof(*names))],
+						rnd(x) % 3 ? "=" : "",
+						values[rnd(x) % (sizeof(values) /
+								 sizeof(*values))]);
+			len += snprintf(piece + len, sizeof(piece) - (size_t)len,
+					"%s", rnd(x) % 5 ? ">" : rnd(x) % 2 ?
+					"/>" : " / >");
+			break;
+		case 2:	/* an end tag */
+			len = snprintf(piece, sizeof(piece), "</%s%s>",
+				       tags[rnd(x) % (sizeof(tags) /
+						      sizeof(*tags))],
+				       rnd(x) % 6 ? "" : " a='>'");
+			break;
+		case 3:
+			len = snprintf(piece, sizeof(piece), "%s",
+				       bits[rnd(x) % (sizeof(bits) /
+						      sizeof(*bits))]);
+			if (piece[0] == '\0' && len == 0)
+				piece[len++] = '\0';	/* the NUL */
+			break;
+		default:	/* text */
+			for (w = 1 + rnd(x) % 12; w > 0 && len < 400; w--)
+				len += snprintf(piece + len,
+						sizeof(piece) - (size_t)len,
+						"%s%s", rnd(x) % 5 ? " " :
+						rnd(x) % 2 ? "\n" : "  ",
+						words[rnd(x) % (sizeof(words) /
+								sizeof(*words))]);
+			break;
+		}
+		if (n + (size_t)len >= max)
+			break;
+		memcpy(out + n, piece, (size_t)len);
+		n += (size_t)len;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/*
+ * pack.c: gumbo's tree of a packed page, its runs put back, is the tree of
+ * the page itself, node for node (names and values as written included),
+ * on random tag soup of every construct the packer follows or stops at;
+ * and most of those pages are packed (the test must not pass by packing
+ * nothing).
+ */
+static void test_pack_random(void **state)
+{
+	/* where the scanner's raw text ends inside what gumbo reads as a
+	 * tag: each needs its stop or raw-text rule */
+	static const char *const fixed[] = {
+		"<select><style><option title=\"</style>\" longattributename "
+		"other>text text text</option></select>",
+		"<select><title><option title=\"</title>\" longattributename "
+		"other>text text text</option></select>",
+		"<script>\"<a b='</script><p title='x>' longattributename "
+		"other>words words words",
+		"<style>\"<a b='</style><p title='x>' longattributename "
+		"other>words words words",
+		"<svg><style><a title=\"</style>\" longattributename other>"
+		"words words words</a></svg>",
+	};
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	char in[20000];
+	size_t i, n, packed, some = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++) {
+		char *a = parse_dump(fixed[i], strlen(fixed[i]), 0, NULL);
+		char *b = parse_dump(fixed[i], strlen(fixed[i]), 1, &packed);
+
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	for (i = 0; i < 20000; i++) {
+		char *a, *b;
+
+		n = random_soup(&x, in, sizeof(in));
+		a = parse_dump(in, n, 0, NULL);
+		b = parse_dump(in, n, 1, &packed);
+		if (strcmp(a, b) != 0) {
+			fprintf(stderr, "pack changed the tree of:\n%.*s\n"
+				"--- plain\n%s--- packed\n%s", (int)n, in, a, b);
+			fail();
+		}
+		some += packed > 0;
+		free(a);
+		free(b);
+	}
+	assert_true(some > 20000 / 3);
+}
+
+/* pack.c on every golden page (real generators' markup): the same tree,
+ * and most of them packed. */
+static void test_pack_golden(void **state)
+{
+	DIR *d = opendir(GOLDEN_DIR);
+	struct dirent *de;
+	size_t cases = 0, some = 0, packed;
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		struct lb_error err;
+		char *dir, *path, *html = NULL, used[48], *a, *b;
+		const char *utf8;
+		size_t len = 0, ulen;
+		int own;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		lb_error_init(&err);
+		dir = lb_path_join(GOLDEN_DIR, de->d_name);
+		path = lb_path_join(dir, "input.html");
+		if (lb_file_read(path, 16 << 20, &html, &len, &err) == 0) {
+			assert_int_equal(x_to_utf8(html, len, NULL, &utf8, &ulen,
+						   &own, used), 0);
+			a = parse_dump(utf8, ulen, 0, NULL);
+			b = parse_dump(utf8, ulen, 1, &packed);
+			if (strcmp(a, b) != 0)
+				fprintf(stderr, "pack changed the tree of %s\n",
+					dir);
+			assert_string_equal(a, b);
+			cases++;
+			some += packed > 0;
+			free(a);
+			free(b);
+			if (own)
+				free((char *)utf8);
+		}
+		free(html);
+		free(path);
+		free(dir);
+	}
+	closedir(d);
+	printf("pack: %zu golden pages, %zu packed\n", cases, some);
+	assert_true(cases >= 30);
+	assert_true(some > cases / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1157,6 +1480,8 @@ int main(void)
 		cmocka_unit_test(test_charsets),
 		cmocka_unit_test(test_text_writer),
 		cmocka_unit_test(test_text_runs),
+		cmocka_unit_test(test_pack_random),
+		cmocka_unit_test(test_pack_golden),
 		cmocka_unit_test(test_word_count_random),
 		cmocka_unit_test(test_read_time),
 		cmocka_unit_test(test_empty),
