@@ -14,7 +14,6 @@ cd "$(dirname "$0")/../.."
 LINKBOT=${LINKBOT:-$PWD/build/linkbot}
 tmp=$(mktemp -d)
 cleanup() {
-	kill_run_cleanup
 	s3rver_stop
 	lb_cleanup
 	rm -rf "$tmp"

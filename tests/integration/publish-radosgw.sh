@@ -25,7 +25,6 @@ PROXY_PID="" DRIVER_PID=""
 cleanup() {
 	[ -z "$DRIVER_PID" ] || { kill -9 "$DRIVER_PID" 2>/dev/null; wait "$DRIVER_PID" 2>/dev/null; }
 	[ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null; }
-	kill_run_cleanup
 	edge_stop
 	radosgw_stop
 	lb_cleanup
