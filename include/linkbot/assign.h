@@ -103,6 +103,15 @@ struct lb_assign_params {
 	size_t dense_limit;
 
 	/*
+	 * A cold solve of at most small_limit nodes (sources + targets +
+	 * groups + 1) whose plain top-L leaves at most one unit of
+	 * imbalance for every two nodes skips cost scaling: shortest paths
+	 * from top-L finish it (docs/assign.md, "Small sites"). 0 = default,
+	 * 8192; 1 = never.
+	 */
+	size_t small_limit;
+
+	/*
 	 * Threads the solver may use (0 = one per online CPU, at most
 	 * LB_ASSIGN_MAX_THREADS; 1 = none started). The links, bonuses and
 	 * figures (but the seconds) are the same for every thread count:
@@ -155,6 +164,8 @@ struct lb_assign_stats {
 	int warm;		/* started from the previous run's potentials */
 	int routed;		/* a night: yesterday's links kept and only the
 				 * change routed, no cost scaling (docs/assign.md) */
+	int direct;		/* a small cold solve: shortest paths from
+				 * plain top-L, no cost scaling (small_limit) */
 	size_t night_halves;	/* a routed night: half-rounds through the
 				 * hubs (step 3 of "The night routed") */
 	size_t night_settled;	/* a routed night: nodes its searches settled */

@@ -4728,6 +4728,42 @@ static size_t assign_threads(const struct lb_assign_params *p)
 	return n > LB_ASSIGN_MAX_THREADS ? LB_ASSIGN_MAX_THREADS : n;
 }
 
+/*
+ * Small sites: no cost scaling.
+ *
+ * Cost scaling's price is mostly fixed: 13 refines (eps 2^24 down to 1
+ * by CS_ALPHA), each restarted from a full phase 0 and its heaps, so a
+ * 100-page site paid ~18 M instructions to move the few dozen units
+ * plain top-L leaves short (bench/RESULTS.md, "the tail, round 6"). A
+ * cold solve instead hands init_flow(S, 1)'s top-L, which is 0-optimal
+ * at zero bonuses (every residual arc has rc >= 0), to resolve(): its
+ * phases and single shortest paths keep rc >= 0 and end balanced, and
+ * certify() checks the result as after cost scaling. Only the work
+ * differs: about one Dijkstra over part of the graph for each unit of
+ * imbalance, against 13 passes over all of it. Measured
+ * (bench/assign_bench, callgrind): direct / cost scaling 0.25-0.44 at
+ * 100 pages with <= 0.8 units a node, 0.31-0.81 up to 4,000 pages with
+ * <= 0.96 a node, but 0.97-1.32 at 100 pages and k = L (1.4-1.8 units
+ * a node) and 5-40x at 1,000-3,000 pages with k = L = 8. So the path is
+ * taken while top-L leaves at most one unit for every two nodes and the
+ * graph has at most small_limit nodes (8192: measured up to 8,002).
+ *
+ * The objective is the cold solve's (test_small_direct: thousands of
+ * random sites, both paths); the links are the same but for ties
+ * between equal-valued alternatives, and the bonuses (bonus.tsv) are
+ * another optimal dual: the smallest one shortest paths from zero
+ * reach, where cost scaling leaves its own.
+ */
+#define SMALL_LIMIT_DEFAULT 8192
+
+static int small_direct(const struct solver *S,
+			const struct lb_assign_params *p)
+{
+	size_t lim = p->small_limit ? p->small_limit : SMALL_LIMIT_DEFAULT;
+
+	return S->nn <= lim && 2 * (S->tot_def + S->tot_exc) <= S->nn;
+}
+
 static int solve_once(const struct lb_candidates *cand,
 		      const struct lb_assign_params *p, uint32_t cap,
 		      const uint8_t *xsrc, uint8_t *stuck, const int64_t *warm,
@@ -4851,7 +4887,9 @@ static int solve_once(const struct lb_candidates *cand,
 			S.augmentations = 0;
 		}
 	}
-	if (r != 0)
+	if (r != 0 && warm == NULL && small_direct(&S, p))
+		r = 4;	/* small: shortest paths from plain top-L */
+	else if (r != 0)
 		r = cost_scale(&S, warm != NULL ? CS_EPS_WARM : CS_EPS0);
 	else
 		r = 3;	/* routed: optimal as it is */
@@ -4873,6 +4911,13 @@ static int solve_once(const struct lb_candidates *cand,
 		st->night_halves = S.night_halves;
 		st->night_settled = S.night_settled;
 		r = 0;
+	} else if (r == 4) {
+		/* init_flow(&S, 1)'s top-L is 0-optimal at zero bonuses */
+		j = sizeof(shifts) / sizeof(shifts[0]);
+		st->direct = 1;
+		log_debug("assign: small: deficit %zu, excess %zu from top-L, "
+			  "no cost scaling", S.tot_def, S.tot_exc);
+		r = resolve(&S);
 	} else if (r == 2) {
 		j = sizeof(shifts) / sizeof(shifts[0]);
 		adopt_flow(&S);

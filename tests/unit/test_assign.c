@@ -854,6 +854,91 @@ static void test_site_hub_exact(void **state)
 }
 
 /*
+ * Small sites skip cost scaling (small_limit, docs/assign.md "Small
+ * sites"): on 2,400 random instances, solved by both paths (small_limit
+ * 1 forces cost scaling), the objective, the k that holds and the
+ * certificate are the same. Random bipartite instances of every option
+ * (languages, caps, no random completion, yesterday's links) and
+ * site-shaped ones (20-300 pages, k < L and k = L, dense and hub
+ * mode). Most of them must take the direct path, and a 100-page site
+ * like the night benchmark's (L 4, k 2) must.
+ */
+static void small_pair(struct inst *in, size_t *direct)
+{
+	struct lb_assignment a = { 0 }, b = { 0 };
+	struct lb_assign_stats sa, sb;
+	struct lb_error err;
+
+	lb_error_init(&err);
+	in->p.small_limit = 0;
+	assert_int_equal(assign_links(&in->c, &in->p, &a, &sa, &err), 0);
+	in->p.small_limit = 1;
+	assert_int_equal(assign_links(&in->c, &in->p, &b, &sb, &err), 0);
+	assert_false(sb.direct);
+	*direct += sa.direct != 0;
+	if (sa.k_used != sb.k_used || sa.certified != sb.certified ||
+	    sa.links != sb.links ||
+	    fabs(sa.model_objective - sb.model_objective) >
+		    1e-6 * fabs(sb.model_objective) + 1e-5)
+		fail_msg("ns %zu nt %zu L %zu k %zu: direct %d: %.9f k %zu "
+			 "certified %d links %zu; cost scaling %.9f k %zu "
+			 "certified %d links %zu", in->c.n_src, in->p.n_tgt,
+			 in->p.links, in->p.min_in, sa.direct,
+			 sa.model_objective, sa.k_used, sa.certified, sa.links,
+			 sb.model_objective, sb.k_used, sb.certified, sb.links);
+	check(in, &a, &sa, 0);
+	lb_assignment_release(&a);
+	lb_assignment_release(&b);
+}
+
+static void test_small_direct(void **state)
+{
+	size_t it, direct = 0, total = 0;
+	struct inst in;
+	struct lb_assignment a = { 0 };
+	struct lb_assign_stats st;
+	struct lb_error err;
+
+	(void)state;
+	for (it = 0; it < 1800; it++, total++) {
+		int same = below(2);
+		size_t ns = 1 + below(40), nt = same ? ns : 1 + below(40);
+
+		inst_make(&in, ns, nt, below(9), same, below(4) == 0,
+			  below(4) == 0);
+		in.p.links = 1 + below(6);
+		in.p.min_in = below(4);
+		in.p.random_completion = below(4) != 0;
+		in.p.max_in = below(6) == 0 ? in.p.min_in + 1 + below(3) : 0;
+		in.p.seed = (uint64_t)it;
+		small_pair(&in, &direct);
+		inst_free(&in);
+	}
+	for (it = 0; it < 600; it++, total++) {
+		size_t n = 20 + below(281), L = 2 + below(7);
+
+		site_make(&in, n, 8 + below(20), L, below(6));
+		in.p.min_in = it % 4 == 0 ? L : 1 + below(L / 2);
+		in.p.dense_limit = below(3) == 0 ? 1 : 0;
+		in.p.seed = (uint64_t)it;
+		small_pair(&in, &direct);
+		inst_free(&in);
+	}
+	print_message("small sites: %zu of %zu by the direct path\n", direct,
+		      total);
+	assert_true(direct * 2 > total);
+	/* the night benchmark's shape takes it */
+	site_make(&in, 100, 24, 4, 3);
+	in.p.min_in = 2;
+	lb_error_init(&err);
+	assert_int_equal(assign_links(&in.c, &in.p, &a, &st, &err), 0);
+	assert_true(st.direct);
+	assert_true(st.certified);
+	lb_assignment_release(&a);
+	inst_free(&in);
+}
+
+/*
  * Warm start: tonight's instance (1 % of the rows drawn again) solved
  * from yesterday's bonuses gives the cold solve's objective, certified,
  * in hub and in dense mode; a page that is new (NAN) starts at 0.
@@ -1363,6 +1448,7 @@ int main(void)
 		cmocka_unit_test(test_stability),
 		cmocka_unit_test(test_site_k_equals_l),
 		cmocka_unit_test(test_site_hub_exact),
+		cmocka_unit_test(test_small_direct),
 		cmocka_unit_test(test_warm_start),
 		cmocka_unit_test(test_threads_identical),
 		cmocka_unit_test(test_warm_night),
