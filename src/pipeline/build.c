@@ -553,7 +553,8 @@ int pipeline_build(const struct link_job *job, const struct pages *pages,
 		 "%zu pages, %zu random (%zu of them fillers scoring at or "
 		 "below random pairs, %.3f), %s, %s", job->client_id, job->id,
 		 st.seconds,
-		 st.routed ? "warm, routed" : st.warm ? "warm" : "cold",
+		 st.routed ? "warm, routed" : st.warm ? "warm" :
+		 st.direct ? "cold, small" : "cold",
 		 st.cpu_seconds,
 		 st.threads, st.objective,
 		 st.min_in, st.median_in, st.max_in, st.lifted,

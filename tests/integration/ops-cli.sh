@@ -123,7 +123,7 @@ check "the empty endpoint is published pending (204 at the edge)" \
 check "the good endpoint is active" grep -q '"state":"active"' "$WORK/public/t/e/endpoint.json"
 check "30 answers published" test "$(ls "$WORK/public/t/e/pages" | wc -l)" -eq 30
 check "the assign line gives the solver's CPU seconds and threads" \
-	grep -qE "t/e: assign [0-9.]+ s cold \([0-9.]+ s CPU, 2 threads\)" "$WORK/n1.log"
+	grep -qE "t/e: assign [0-9.]+ s cold(, small)? \([0-9.]+ s CPU, 2 threads\)" "$WORK/n1.log"
 check "a summary line ends the run" grep -qE "run done with failures: 1 client\(s\), 1 endpoint\(s\) done, 1 failed, 1 project\(s\), [0-9.]+ s" "$WORK/n1.log"
 
 echo "== a project alone, by its uuid"
