@@ -141,6 +141,17 @@ struct cand {
 };
 
 int cand_cmp(const void *a, const void *b);
+/*
+ * v sorted by cand_cmp, the order qsort() gives: glibc's qsort is a
+ * stable merge sort, and below CAND_SORT_SMALL items a stable insertion
+ * sort with the comparison inline is the same order at a fraction of
+ * the calls (rerank's rows arrive nearly sorted); larger ones go to
+ * qsort().
+ */
+void cand_order(struct cand *v, size_t n);
+/* sc[n / 2] after a stable sort of sc by value (qsort with a (x > y) -
+ * (x < y) comparison), found by selection; reorders sc. */
+float relate_median(float *sc, size_t n);
 
 /*
  * Hybrid re-ranking (rerank.c, docs/relate.md): every row of c (its m0

@@ -108,7 +108,7 @@ static void *rerank_rows(void *arg)
 		}
 		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
 			acc[x->col[p]] = 0;
-		qsort(v, n, sizeof(*v), cand_cmp);
+		cand_order(v, n);
 		for (j = 0; j < n && j < m; j++) {
 			w->out->target[i * m + j] = v[j].t;
 			w->out->score[i * m + j] = v[j].s;

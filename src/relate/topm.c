@@ -156,6 +156,31 @@ int cand_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+#define CAND_SORT_SMALL 128
+
+static inline int cand_before(const struct cand *x, const struct cand *y)
+{
+	return x->s != y->s ? x->s > y->s : x->t < y->t;
+}
+
+void cand_order(struct cand *v, size_t n)
+{
+	size_t i, j;
+
+	if (n > CAND_SORT_SMALL) {
+		qsort(v, n, sizeof(*v), cand_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct cand c = v[i];
+
+		/* strictly before only: equal items keep their order */
+		for (j = i; j > 0 && cand_before(&c, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = c;
+	}
+}
+
 struct job {
 	const float *src, *tgt;
 	size_t n_src, n_tgt, d, m;

@@ -438,6 +438,86 @@ static void test_topm_small_ties(void **state)
 
 /* The keys against the heap on random rows: few distinct scores, +0 and
  * -0 among them (equal for the heap: the lower target first), every M. */
+static int median_cmp(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * relate_median() against qsort() (random_floor's former median): the
+ * same bits on 20,000 arrays of 1-301 values drawn from a handful
+ * (-0, +0, ±1, 1e-30, ±inf: long runs of equal values, zeros of both
+ * signs at the median) or from random floats, and with a NaN.
+ */
+static void test_relate_median(void **state)
+{
+	static const float few[] = { -0.0f, 0.0f, 1.0f, -1.0f, 1e-30f,
+				     INFINITY, -INFINITY, 0.0f, -0.0f };
+	float a[301], b[301];
+	uint64_t st = 99;
+	size_t it, n, i, zero_med = 0;
+
+	(void)state;
+	for (it = 0; it < 20000; it++) {
+		n = 1 + relate_rand(&st) % 301;
+		for (i = 0; i < n; i++) {
+			uint64_t r = relate_rand(&st);
+
+			a[i] = it % 3 ? few[r % 9] :
+				(float)((double)(r % 2001) - 1000) / 7.0f;
+			if (it % 3 == 2 && r % 5 == 0)
+				a[i] = r % 2 ? -0.0f : 0.0f;
+		}
+		if (it % 97 == 0)
+			a[relate_rand(&st) % n] = NAN;
+		memcpy(b, a, n * sizeof(*a));
+		qsort(b, n, sizeof(*b), median_cmp);
+		zero_med += b[n / 2] == 0;
+		{
+			float m = relate_median(a, n);
+
+			if (memcmp(&m, &b[n / 2], sizeof(m)) != 0 &&
+			    !(isnan(m) && isnan(b[n / 2])))
+				fail_msg("array %zu (n %zu): median %g, the "
+					 "sort's %g", it, n, m, b[n / 2]);
+		}
+	}
+	assert_true(zero_med > 1000);	/* the zeros' rule was exercised */
+}
+
+/*
+ * cand_order() against qsort(cand_cmp) (rerank's rows): the same items
+ * in the same order on 20,000 rows of 0-200 candidates with few distinct
+ * scores (ties broken by target; equal items, -0 and +0 among them,
+ * kept in their order) and nearly sorted rows.
+ */
+static void test_cand_order(void **state)
+{
+	static const float few[] = { -0.0f, 0.0f, 0.5f, 0.25f, -1.0f };
+	struct cand a[200], b[200];
+	uint64_t st = 7;
+	size_t it, n, i;
+
+	(void)state;
+	for (it = 0; it < 20000; it++) {
+		n = relate_rand(&st) % 200;
+		for (i = 0; i < n; i++) {
+			uint64_t r = relate_rand(&st);
+
+			a[i].s = it % 2 ? few[r % 5] :
+				1.0f - (float)i / 256.0f + (float)(r % 7) / 512.0f;
+			a[i].t = (uint32_t)(it % 4 == 1 ? r % 4 : r % 1000);
+		}
+		memcpy(b, a, n * sizeof(*a));
+		qsort(b, n, sizeof(*b), cand_cmp);
+		cand_order(a, n);
+		if (n && memcmp(a, b, n * sizeof(*a)) != 0)
+			fail_msg("row %zu (n %zu) not in qsort's order", it, n);
+	}
+}
+
 static void test_topm_keys(void **state)
 {
 	static const float vals[] = { -0.0f, 0.0f, 0.5f, -0.5f, 1.0f,
@@ -1877,6 +1957,8 @@ int main(void)
 		cmocka_unit_test(test_topm_small),
 		cmocka_unit_test(test_topm_small_ties),
 		cmocka_unit_test(test_topm_keys),
+		cmocka_unit_test(test_relate_median),
+		cmocka_unit_test(test_cand_order),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
