@@ -152,6 +152,14 @@ void cand_order(struct cand *v, size_t n);
 /* sc[n / 2] after a stable sort of sc by value (qsort with a (x > y) -
  * (x < y) comparison), found by selection; reorders sc. */
 float relate_median(float *sc, size_t n);
+/*
+ * out[j] = the sum over k < d of (double)a[k] * b[j][k], in k's order
+ * (dense_rescore's scores); wide (relate_dots_wide(): AVX here, and no
+ * LINKBOT_NO_AVX2) takes four rows a step, the same bits.
+ */
+void relate_dots(const float *a, const float *const *b, size_t n, size_t d,
+		 int wide, double *out);
+int relate_dots_wide(void);
 
 /*
  * Hybrid re-ranking (rerank.c, docs/relate.md): every row of c (its m0

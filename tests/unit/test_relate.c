@@ -518,6 +518,47 @@ static void test_cand_order(void **state)
 	}
 }
 
+/*
+ * relate_dots() four rows a step (AVX) against one at a time: the same
+ * bits, every d from 1 to 80 (the transposed steps and the rest), rows
+ * of random floats of mixed magnitudes and signs, -0, and subnormals.
+ */
+static void test_relate_dots(void **state)
+{
+	enum { D = 80, R = 11 };
+	float a[D], rows[R][D];
+	const float *b[R];
+	double one[R], four[R];
+	uint64_t st = 3;
+	size_t d, n, i, k, it;
+
+	(void)state;
+	if (!relate_dots_wide())
+		skip();
+	for (it = 0; it < 400; it++)
+		for (d = 1; d <= D; d += 1 + it % 3) {
+			n = relate_rand(&st) % (R + 1);
+			for (k = 0; k < d; k++)
+				a[k] = (float)((double)(relate_rand(&st) % 20001) -
+					       10000) * (k % 7 ? 1e-4f : 1e3f);
+			for (i = 0; i < n; i++) {
+				for (k = 0; k < d; k++) {
+					uint64_t r = relate_rand(&st);
+
+					rows[i][k] = r % 13 == 0 ? -0.0f :
+						r % 17 == 0 ? 1e-40f :
+						(float)((double)(r % 30001) - 15000) /
+						(float)(1 + r % 977);
+				}
+				b[i] = rows[i];
+			}
+			relate_dots(a, b, n, d, 0, one);
+			relate_dots(a, b, n, d, 1, four);
+			if (n && memcmp(one, four, n * sizeof(*one)) != 0)
+				fail_msg("d %zu n %zu: the wide dots differ", d, n);
+		}
+}
+
 static void test_topm_keys(void **state)
 {
 	static const float vals[] = { -0.0f, 0.0f, 0.5f, -0.5f, 1.0f,
@@ -1959,6 +2000,7 @@ int main(void)
 		cmocka_unit_test(test_topm_keys),
 		cmocka_unit_test(test_relate_median),
 		cmocka_unit_test(test_cand_order),
+		cmocka_unit_test(test_relate_dots),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
