@@ -160,6 +160,9 @@ float relate_median(float *sc, size_t n);
 void relate_dots(const float *a, const float *const *b, size_t n, size_t d,
 		 int wide, double *out);
 int relate_dots_wide(void);
+/* lsa.c: orthonormal columns of a (rows x l, row-major, rows >= l) in
+ * place, LAPACKE_sgeqrf + LAPACKE_sorgqr's bits; -1 on NaN or error */
+int lsa_orth(float *a, size_t rows, size_t l, float *tau);
 
 /*
  * Hybrid re-ranking (rerank.c, docs/relate.md): every row of c (its m0

@@ -17,6 +17,8 @@
 
 #include "linkbot/relate.h"
 #include "linkbot/sha256.h"
+#include <lapacke.h>
+
 #include "../../src/relate/relate_int.h"
 
 /* Small integer entries: every dot product is exact in float, so the
@@ -557,6 +559,47 @@ static void test_relate_dots(void **state)
 			if (n && memcmp(one, four, n * sizeof(*one)) != 0)
 				fail_msg("d %zu n %zu: the wide dots differ", d, n);
 		}
+}
+
+/*
+ * lsa_orth() against LAPACKE's row-major sgeqrf + sorgqr (what it
+ * replaced): the same bits on random matrices of 1-300 rows and 1-60
+ * columns, and -1 for a NaN, as LAPACKE's check gave.
+ */
+static void test_lsa_orth(void **state)
+{
+	uint64_t st = 11;
+	size_t it, rows, l, i;
+
+	(void)state;
+	for (it = 0; it < 300; it++) {
+		float *a, *b, *ta, *tb;
+
+		l = 1 + relate_rand(&st) % 60;
+		rows = l + relate_rand(&st) % 240;
+		a = malloc(rows * l * sizeof(*a));
+		b = malloc(rows * l * sizeof(*b));
+		ta = malloc(l * sizeof(*ta));
+		tb = malloc(l * sizeof(*tb));
+		for (i = 0; i < rows * l; i++)
+			a[i] = b[i] = (float)((double)(relate_rand(&st) % 20001) -
+					      10000) / 3000.0f;
+		assert_int_equal(lsa_orth(a, rows, l, ta), 0);
+		assert_int_equal(LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, (lapack_int)rows,
+						(lapack_int)l, b, (lapack_int)l,
+						tb), 0);
+		assert_int_equal(LAPACKE_sorgqr(LAPACK_ROW_MAJOR, (lapack_int)rows,
+						(lapack_int)l, (lapack_int)l, b,
+						(lapack_int)l, tb), 0);
+		if (memcmp(a, b, rows * l * sizeof(*a)) != 0)
+			fail_msg("%zu x %zu: not LAPACKE's bits", rows, l);
+		a[relate_rand(&st) % (rows * l)] = NAN;
+		assert_int_equal(lsa_orth(a, rows, l, ta), -1);
+		free(a);
+		free(b);
+		free(ta);
+		free(tb);
+	}
 }
 
 static void test_topm_keys(void **state)
@@ -2001,6 +2044,7 @@ int main(void)
 		cmocka_unit_test(test_relate_median),
 		cmocka_unit_test(test_cand_order),
 		cmocka_unit_test(test_relate_dots),
+		cmocka_unit_test(test_lsa_orth),
 		cmocka_unit_test(test_topm_padding),
 		cmocka_unit_test(test_topm_fine),
 		cmocka_unit_test(test_topm_duplicates),
