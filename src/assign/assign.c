@@ -4742,7 +4742,7 @@ static size_t assign_threads(const struct lb_assign_params *p)
  * differs: about one Dijkstra over part of the graph for each unit of
  * imbalance, against 13 passes over all of it. Measured
  * (bench/assign_bench, callgrind): direct / cost scaling 0.25-0.44 at
- * 100 pages with <= 0.8 units a node, 0.31-0.81 up to 4,000 pages with
+ * 100 pages with <= 0.82 units a node, 0.31-0.81 up to 4,000 pages with
  * <= 0.96 a node, but 0.97-1.32 at 100 pages and k = L (1.4-1.8 units
  * a node) and 5-40x at 1,000-3,000 pages with k = L = 8. So the path is
  * taken while top-L leaves at most one unit for every two nodes and the
