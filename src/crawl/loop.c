@@ -42,11 +42,13 @@
  * worker, this file's loop_run(), which runs everything else: the crawls'
  * steps and every answer's done() (fetcher_answer()), in the order the
  * answers came. The network thread uses ~a tenth of the loop's CPU and
- * sleeps in between, so the scheduler runs it as soon as it wakes (a
- * short slice, sched_short_slice()); when the CPU cannot keep up with
- * the extraction, answers wait for the worker, not requests for their
- * turn: an answer counts in its crawl's transfers until it is handled,
- * so a crawl's cap (64) bounds what waits, and its memory.
+ * sleeps in between, so the scheduler runs it soon after it wakes (and
+ * sooner with a short slice, sched_short_slice()); when the CPU cannot
+ * keep up with the extraction, answers wait for the worker, not
+ * requests for their turn: an answer counts in its crawl's transfers
+ * until it is handled, so a crawl's cap (64) bounds what waits, and its
+ * memory. The worker at a lower priority (nice + 5) was tried and not
+ * kept: no better in the paired nights (bench/RESULTS.md).
  *
  * Per thread: the log's client is set around each step of a crawl and
  * around each answer (fetch.c, the owner's log_name); the quarantine's file
@@ -54,12 +56,10 @@
  * never waits for a build slot: the night hands a crawl that ended back
  * to its own thread (ended()).
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -159,34 +159,6 @@ static void sched_short_slice(void)
 #endif
 }
 
-/*
- * The worker yields to the network threads: nice + LOOP_WORKER_NICE for
- * this thread only (Linux: setpriority() of a thread id), which needs no
- * privilege. With the CPU saturated, a thread gets the CPU in proportion
- * to its weight: at the same nice the eight network threads' share was
- * under what they use, so they waited to run like the workers (a due
- * request ~40 ms late on average); a nicer worker leaves them theirs.
- * The builds and publishes of the clients whose crawl is over, on
- * threads of their own, come before the extraction too: the work is the
- * same, in a different order.
- */
-#define LOOP_WORKER_NICE 5
-
-static void sched_nicer(void)
-{
-#ifdef SYS_gettid
-	pid_t tid = (pid_t)syscall(SYS_gettid);
-	int n;
-
-	errno = 0;
-	n = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (n == -1 && errno != 0)
-		return;
-	n += LOOP_WORKER_NICE;
-	(void)setpriority(PRIO_PROCESS, (id_t)tid, n > 19 ? 19 : n);
-#endif
-}
-
 static void *loop_run(void *arg)
 {
 	struct loop *l = arg;
@@ -196,7 +168,6 @@ static void *loop_run(void *arg)
 
 	log_stage("crawl");
 	lb_error_init(&ferr);
-	sched_nicer();
 	for (;;) {
 		struct loop_crawl *in;
 
