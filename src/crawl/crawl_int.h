@@ -208,8 +208,8 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 
 /*
  * One round of fetcher_run(): starts what may start, lets curl work,
- * hands every finished answer to its done() (the owner's, else done),
- * then sleeps until the next start is due, an answer comes in, another
+ * hands every finished answer to its done() (the owner's, else done; to
+ * the worker's fetcher_answer() when threaded), then sleeps until the next start is due, an answer comes in, another
  * thread calls fetcher_wakeup(), or max_ms have passed. -1 on an error
  * of the fetcher itself, or when an unowned done() returns -1.
  */

@@ -33,6 +33,20 @@
  * per host whoever queued the request; fetcher_forget() frees the hosts
  * of an owner that is over, keeping their next start in the marks.
  *
+ * Threads (o.threaded: a crawl loop of the night, loop.c). A late start
+ * is lost for good, so a loop's requests must not wait for its
+ * extractions: one thread drives the fetcher (fetcher_step(): the
+ * timers, curl, the hosts' pace) and hands each finished answer over;
+ * another, the worker, calls the owners' done() (fetcher_answer()) and
+ * adds requests, forgets owners. Everything of the fetcher is under mu,
+ * which the network thread holds for a step, never while it sleeps in
+ * curl_multi_poll(); the curl multi is the network thread's alone, so
+ * fetcher_forget() has it stop an owner's transfers while the worker
+ * waits, and fetcher_add() wakes it (curl_multi_wakeup()) for a host
+ * that had nothing queued. An answer counts in its owner's inflight
+ * until done() returned: an owner is drained when its last answer is
+ * handled, and max_total bounds the answers waiting for the worker.
+ *
  * Safety. Redirects are never followed here (the caller checks every hop).
  * Only http and https. The socket callback refuses private, loopback,
  * link-local, multicast and reserved addresses after DNS resolution (every
@@ -898,6 +912,8 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 		struct fetch_owner *o = req->owner;
 		struct answer *a = o->failed ? NULL : calloc(1, sizeof(*a));
 		if (a == NULL) {	/* over, or no memory: it fails */
+			if (!o->failed)
+				log_warnx("%s: out of memory", req->url);
 			o->failed = 1;
 			o->inflight--;
 			if (f->o.udata_free != NULL)
