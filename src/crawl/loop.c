@@ -41,8 +41,8 @@
  * finished answers over, sleep until the next start is due), and a
  * worker, this file's loop_run(), which runs everything else: the crawls'
  * steps and every answer's done() (fetcher_answer()), in the order the
- * answers came. The network thread uses ~a tenth of the loop's CPU and
- * sleeps in between, so the scheduler runs it soon after it wakes (and
+ * answers came. The network thread uses about a fifth of the loop's CPU
+ * (curl: 43-56 us of a request's ~250) and sleeps in between, so the scheduler runs it soon after it wakes (and
  * sooner with a short slice, sched_short_slice()); when the CPU cannot
  * keep up with the extraction, answers wait for the worker, not
  * requests for their turn: an answer counts in its crawl's transfers
@@ -57,6 +57,7 @@
  * to its own thread (ended()).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,7 @@ struct loop {
 	struct crawl_loops *ls;
 	pthread_t th, net;		/* the worker, the network thread */
 	int started, net_started;
-	int net_stop;			/* ls->mu */
+	atomic_int net_stop;		/* the network thread ends */
 	struct fetcher *f;
 	struct loop_crawl *inbox;	/* ls->mu */
 	size_t load;			/* crawls given, not ended (ls->mu) */
@@ -242,9 +243,7 @@ static void *loop_net(void *arg)
 			lb_error_init(&err);
 			usleep(10000);	/* not a busy loop on a broken multi */
 		}
-		pthread_mutex_lock(&l->ls->mu);
-		stop = l->net_stop;
-		pthread_mutex_unlock(&l->ls->mu);
+		stop = atomic_load(&l->net_stop);
 	}
 	return NULL;
 }
@@ -345,9 +344,7 @@ void crawl_loops_free(struct crawl_loops *ls)
 			pthread_join(l->th, NULL);
 		}
 		if (l->net_started) {
-			pthread_mutex_lock(&ls->mu);
-			l->net_stop = 1;
-			pthread_mutex_unlock(&ls->mu);
+			atomic_store(&l->net_stop, 1);
 			fetcher_wakeup(l->f);
 			pthread_join(l->net, NULL);
 		}
