@@ -18,7 +18,8 @@
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
 # NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
-# (and nginx's hosts.log in FILE.hosts). NIGHT_PEER_BUILD=DIR runs the
+# (and nginx's hosts.log in FILE.hosts; NIGHT_PEER_BUILD's in FILE.peer and
+# FILE.peer.hosts). NIGHT_PEER_BUILD=DIR runs the
 # same night again right after with DIR/linkbot (old and new binaries
 # back to back on one generated tree and origin; figures for each).
 # Runs back to back: leave ~6 minutes between them. This one deletes its
@@ -112,9 +113,11 @@ night() {
 	( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
 	loadpid=$!
 	read wall cpu rss start < <(run "$WORK/$name" --jobs "$JOBS")
-	if [ -n "${NIGHT_LOG:-}" ] && [ "$name" = night ]; then
-		cp "$WORK/$name/run.log" "$NIGHT_LOG"
-		cp "$ORIGIN_WORK/logs/hosts.log" "$NIGHT_LOG.hosts"
+	if [ -n "${NIGHT_LOG:-}" ]; then
+		local keep=$NIGHT_LOG
+		[ "$name" = night ] || keep=$NIGHT_LOG.$name
+		cp "$WORK/$name/run.log" "$keep"
+		cp "$ORIGIN_WORK/logs/hosts.log" "$keep.hosts"
 	fi
 	kill "$loadpid" 2>/dev/null || true
 	wait "$loadpid" 2>/dev/null || true

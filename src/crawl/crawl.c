@@ -1994,7 +1994,9 @@ int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
 
 int crawl_pending(const struct crawl *c)
 {
-	return c->own.failed ? -1 : c->own.queued + c->own.inflight > 0;
+	long n = fetcher_owner_pending(c->f, &c->own);
+
+	return n < 0 ? -1 : n > 0;
 }
 
 int crawl_advance(struct crawl *c)

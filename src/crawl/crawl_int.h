@@ -157,6 +157,8 @@ struct fetcher_opts {
 	sem_t *slots;			/* shared by the fetchers of a night:
 					 * one token a transfer in flight
 					 * over all of them; NULL: none */
+	int threaded;			/* two threads (a crawl loop): see
+					 * fetcher_answer() */
 };
 
 struct fetcher;
@@ -206,15 +208,31 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 
 /*
  * One round of fetcher_run(): starts what may start, lets curl work,
- * hands every finished answer to its done() (the owner's, else done),
- * then sleeps until the next start is due, an answer comes in, another
+ * hands every finished answer to its done() (the owner's, else done; to
+ * the worker's fetcher_answer() when threaded), then sleeps until the next start is due, an answer comes in, another
  * thread calls fetcher_wakeup(), or max_ms have passed. -1 on an error
  * of the fetcher itself, or when an unowned done() returns -1.
  */
 int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
 		 int max_ms, struct lb_error *err);
 
-/* Interrupts the sleep of fetcher_step() (any thread). */
+/*
+ * A threaded fetcher (o.threaded, a crawl loop of the night) is driven
+ * by two threads: the network thread calls fetcher_step() (timers, curl:
+ * the requests leave on time), the worker calls fetcher_answer(), which
+ * waits up to max_ms for answers (or fetcher_wakeup()) and calls each
+ * one's owner's done() (the extraction, the corpus) on the worker's
+ * thread, in the order they came. Every request must have an owner. An
+ * answer counts in its owner's inflight until its done() returned. The
+ * other calls (fetcher_add() from done(), fetcher_forget(), the counts)
+ * are the worker's and may run while the network thread sleeps or steps.
+ * Returns the answers handled, or -1 (err set) when a step of the
+ * network thread failed: every crawl of the fetcher fails.
+ */
+int fetcher_answer(struct fetcher *f, int max_ms, struct lb_error *err);
+
+/* Interrupts the sleep of fetcher_step() and of fetcher_answer() (any
+ * thread). */
 void fetcher_wakeup(struct fetcher *f);
 
 /*
@@ -227,8 +245,10 @@ void fetcher_wakeup(struct fetcher *f);
  */
 void fetcher_forget(struct fetcher *f, struct fetch_owner *o);
 
-/* Requests queued or in flight, of every owner. */
-long fetcher_pending(const struct fetcher *f);
+/* Requests queued or in flight (answers not yet handled included), of
+ * every owner; of one owner (-1 once it failed). */
+long fetcher_pending(struct fetcher *f);
+long fetcher_owner_pending(struct fetcher *f, const struct fetch_owner *o);
 
 /* Requests started so far, and 1 if addr (struct sockaddr) is private. */
 long fetcher_started(const struct fetcher *f);

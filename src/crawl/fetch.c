@@ -33,6 +33,20 @@
  * per host whoever queued the request; fetcher_forget() frees the hosts
  * of an owner that is over, keeping their next start in the marks.
  *
+ * Threads (o.threaded: a crawl loop of the night, loop.c). A late start
+ * is lost for good, so a loop's requests must not wait for its
+ * extractions: one thread drives the fetcher (fetcher_step(): the
+ * timers, curl, the hosts' pace) and hands each finished answer over;
+ * another, the worker, calls the owners' done() (fetcher_answer()) and
+ * adds requests, forgets owners. Everything of the fetcher is under mu,
+ * which the network thread holds for a step, never while it sleeps in
+ * curl_multi_poll(); the curl multi is the network thread's alone, so
+ * fetcher_forget() has it stop an owner's transfers while the worker
+ * waits, and fetcher_add() wakes it (curl_multi_wakeup()) for a host
+ * that had nothing queued. An answer counts in its owner's inflight
+ * until done() returned: an owner is drained when its last answer is
+ * handled, and max_total bounds the answers waiting for the worker.
+ *
  * Safety. Redirects are never followed here (the caller checks every hop).
  * Only http and https. The socket callback refuses private, loopback,
  * link-local, multicast and reserved addresses after DNS resolution (every
@@ -96,6 +110,13 @@ struct xfer {
 	struct xfer *prev, *next;	/* the fetcher's transfers */
 };
 
+/* An answer handed from the network thread to the worker (threaded). */
+struct answer {
+	struct fetch_req *req;
+	struct fetch_res res;
+	struct answer *next;
+};
+
 struct fetcher {
 	struct fetcher_opts o;
 	struct lb_retry_policy retry;	/* from o: crawl_retry_policy() */
@@ -110,7 +131,30 @@ struct fetcher {
 	CURL *idle[FETCH_IDLE_HANDLES];	/* reset easy handles to reuse */
 	size_t n_idle;
 	struct xfer *xfers;	/* in flight, for fetcher_forget() */
+	/* o.threaded: everything above is mu's (the network thread holds
+	 * it for a step, never while it sleeps); the curl multi is the
+	 * network thread's alone */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* answers, a wake-up, a forget done */
+	struct answer *ans, *ans_tail;	/* for the worker, in order */
+	long answering;			/* in ans or being handled */
+	int woken;			/* fetcher_wakeup() for the worker */
+	struct fetch_owner *forget;	/* for the network thread to forget */
+	int broken;			/* the network thread's step failed: */
+	struct lb_error berr;		/* why, for the worker */
 };
+
+static void lock(struct fetcher *f)
+{
+	if (f->o.threaded)
+		pthread_mutex_lock(&f->mu);
+}
+
+static void unlock(struct fetcher *f)
+{
+	if (f->o.threaded)
+		pthread_mutex_unlock(&f->mu);
+}
 
 static double mono(void)
 {
@@ -509,6 +553,10 @@ int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
 	}
 	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
 			  (long)f->o.per_host);
+	if (f->o.threaded) {
+		pthread_mutex_init(&f->mu, NULL);
+		pthread_cond_init(&f->cv, NULL);
+	}
 	*out = f;
 	return 0;
 }
@@ -534,6 +582,19 @@ void fetcher_free(struct fetcher *f)
 		free(f->hosts[i]);
 	}
 	free(f->hosts);
+	while (f->ans != NULL) {	/* a worker that stopped early */
+		struct answer *a = f->ans;
+		f->ans = a->next;
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(a->req->udata);
+		fetch_req_free(a->req);
+		res_release(&a->res);
+		free(a);
+	}
+	if (f->o.threaded) {
+		pthread_mutex_destroy(&f->mu);
+		pthread_cond_destroy(&f->cv);
+	}
 	while (f->n_idle > 0)
 		curl_easy_cleanup(f->idle[--f->n_idle]);
 	curl_multi_cleanup(f->multi);
@@ -565,8 +626,8 @@ void fetch_req_free(struct fetch_req *r)
 	free(r);
 }
 
-int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
-		struct lb_error *err)
+static int add_locked(struct fetcher *f, struct fetch_req *req, int front,
+		      struct lb_error *err)
 {
 	struct host *h = host_get(f, req->url);
 
@@ -576,6 +637,10 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 		fetch_req_free(req);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
+	/* a host with requests queued is in the network thread's next
+	 * wake-up already; one with none may be due before it */
+	if (f->o.threaded && h->head == NULL)
+		curl_multi_wakeup(f->multi);
 	req->next = NULL;
 	h->owner = req->owner;
 	if (req->owner != NULL)
@@ -591,6 +656,17 @@ int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
 	}
 	f->queued++;
 	return 0;
+}
+
+int fetcher_add(struct fetcher *f, struct fetch_req *req, int front,
+		struct lb_error *err)
+{
+	int rc;
+
+	lock(f);
+	rc = add_locked(f, req, front, err);
+	unlock(f);
+	return rc;
 }
 
 long fetcher_started(const struct fetcher *f)
@@ -779,7 +855,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	x->host->inflight--;
 	x->host->unsent -= f->o.interval > 0 && !x->sent;
 	f->inflight--;
-	if (req->owner != NULL)
+	if (req->owner != NULL && !f->o.threaded)	/* else the worker's */
 		req->owner->inflight--;
 	slots_give(f, 1);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -826,10 +902,37 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 		req->tries++;
 		x->req = NULL;
 		xfer_free(f, x);
-		return fetcher_add(f, req, 1, err);
+		if (f->o.threaded && req->owner != NULL)
+			req->owner->inflight--;
+		return add_locked(f, req, 1, err);
 	}
 	x->req = NULL;
-	if (req->owner != NULL) {
+	if (req->owner != NULL && f->o.threaded) {
+		/* the worker calls done() (fetcher_answer()) */
+		struct fetch_owner *o = req->owner;
+		struct answer *a = o->failed ? NULL : calloc(1, sizeof(*a));
+		if (a == NULL) {	/* over, or no memory: it fails */
+			if (!o->failed)
+				log_warnx("%s: out of memory", req->url);
+			o->failed = 1;
+			o->inflight--;
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(req->udata);
+			fetch_req_free(req);
+		} else {
+			a->req = req;
+			a->res = x->res;
+			memset(&x->res, 0, sizeof(x->res));
+			if (f->ans_tail != NULL)
+				f->ans_tail->next = a;
+			else
+				f->ans = a;
+			f->ans_tail = a;
+			f->answering++;
+			pthread_cond_broadcast(&f->cv);
+		}
+		rc = 0;
+	} else if (req->owner != NULL) {
 		struct fetch_owner *o = req->owner;
 		if (o->failed) {	/* its crawl is over: nobody reads it */
 			if (f->o.udata_free != NULL)
@@ -856,11 +959,14 @@ static long in_flight(const struct fetcher *f, const struct host *h)
 	return h->head->owner != NULL ? h->head->owner->inflight : f->inflight;
 }
 
-int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
-		 int max_ms, struct lb_error *err)
+static void forget_locked(struct fetcher *f, struct fetch_owner *o);
+
+/* fetcher_step() but its sleep: *timeout_ms is how long it may sleep. */
+static int step_locked(struct fetcher *f, fetch_done_fn done, void *arg,
+		       int max_ms, int *timeout_ms, struct lb_error *err)
 {
 	double now = mono(), wake = now + max_ms / 1000.0;
-	int running, left, timeout_ms;
+	int running, left;
 	CURLMsg *m;
 	long max = f->o.max_total > 0 ? f->o.max_total : FETCH_MAX_TOTAL;
 	size_t n = f->n_hosts, k;
@@ -930,14 +1036,86 @@ int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
 		wake = now;
 	}
 	now = mono();
-	timeout_ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000);
-	if (timeout_ms > max_ms)
-		timeout_ms = max_ms;
+	*timeout_ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000);
+	if (*timeout_ms > max_ms)
+		*timeout_ms = max_ms;
+	return 0;
+}
+
+int fetcher_step(struct fetcher *f, fetch_done_fn done, void *arg,
+		 int max_ms, struct lb_error *err)
+{
+	int rc, timeout_ms = 0;
+
+	lock(f);
+	if (f->forget != NULL) {	/* fetcher_forget(), threaded */
+		forget_locked(f, f->forget);
+		f->forget = NULL;
+		pthread_cond_broadcast(&f->cv);
+	}
+	rc = step_locked(f, done, arg, max_ms, &timeout_ms, err);
+	if (rc < 0 && f->o.threaded) {	/* the worker fails its crawls */
+		f->broken = 1;
+		f->berr = *err;
+		pthread_cond_broadcast(&f->cv);
+	}
+	unlock(f);
+	if (rc < 0)
+		return -1;
 	if (timeout_ms > 0 &&
 	    curl_multi_poll(f->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
 		return lb_error_set(err, LB_EINTERNAL,
 				    "curl_multi_poll failed");
 	return 0;
+}
+
+int fetcher_answer(struct fetcher *f, int max_ms, struct lb_error *err)
+{
+	struct answer *a, *nx;
+	int broken, n = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (f->ans == NULL && !f->woken && !f->broken) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += max_ms / 1000;
+		ts.tv_nsec += (long)(max_ms % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+	}
+	f->woken = 0;
+	a = f->ans;
+	f->ans = f->ans_tail = NULL;
+	if ((broken = f->broken) != 0) {
+		*err = f->berr;
+		f->broken = 0;
+	}
+	pthread_mutex_unlock(&f->mu);
+	for (; a != NULL; a = nx, n++) {
+		struct fetch_owner *o = a->req->owner;
+		nx = a->next;
+		if (o->log_name != NULL)
+			log_client(o->log_name);
+		if (o->failed) {	/* its crawl is over: nobody reads it */
+			if (f->o.udata_free != NULL)
+				f->o.udata_free(a->req->udata);
+			fetch_req_free(a->req);
+		} else if (o->done(o->arg, a->req, &a->res) < 0) {
+			pthread_mutex_lock(&f->mu);
+			o->failed = 1;
+			pthread_mutex_unlock(&f->mu);
+		}
+		res_release(&a->res);
+		free(a);
+		pthread_mutex_lock(&f->mu);
+		o->inflight--;
+		f->answering--;
+		pthread_mutex_unlock(&f->mu);
+	}
+	return broken ? -1 : n;
 }
 
 int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
@@ -952,11 +1130,32 @@ int fetcher_run(struct fetcher *f, fetch_done_fn done, void *arg,
 void fetcher_wakeup(struct fetcher *f)
 {
 	curl_multi_wakeup(f->multi);
+	if (f->o.threaded) {
+		pthread_mutex_lock(&f->mu);
+		f->woken = 1;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->mu);
+	}
 }
 
-long fetcher_pending(const struct fetcher *f)
+long fetcher_pending(struct fetcher *f)
 {
-	return f->queued + f->inflight;
+	long n;
+
+	lock(f);
+	n = f->queued + f->inflight + f->answering;
+	unlock(f);
+	return n;
+}
+
+long fetcher_owner_pending(struct fetcher *f, const struct fetch_owner *o)
+{
+	long n;
+
+	lock(f);
+	n = o->failed ? -1 : o->queued + o->inflight;
+	unlock(f);
+	return n;
 }
 
 /* Drops o's queued requests of h. */
@@ -1000,8 +1199,49 @@ static void xfer_stop(struct fetcher *f, struct xfer *x)
 
 void fetcher_forget(struct fetcher *f, struct fetch_owner *o)
 {
+	if (!f->o.threaded) {
+		forget_locked(f, o);
+		return;
+	}
+	/* its transfers are the curl multi's: the network thread stops
+	 * them (fetcher_step()) while the worker waits */
+	pthread_mutex_lock(&f->mu);
+	f->forget = o;
+	curl_multi_wakeup(f->multi);
+	while (f->forget == o)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Drops o's answers not yet handed to the worker. */
+static void answers_drop(struct fetcher *f, struct fetch_owner *o)
+{
+	struct answer **p = &f->ans, *a;
+
+	f->ans_tail = NULL;
+	while ((a = *p) != NULL) {
+		if (a->req->owner != o) {
+			f->ans_tail = a;
+			p = &a->next;
+			continue;
+		}
+		*p = a->next;
+		o->inflight--;
+		f->answering--;
+		if (f->o.udata_free != NULL)
+			f->o.udata_free(a->req->udata);
+		fetch_req_free(a->req);
+		res_release(&a->res);
+		free(a);
+	}
+}
+
+static void forget_locked(struct fetcher *f, struct fetch_owner *o)
+{
 	struct xfer *x, *nx;
 	size_t i, k;
+
+	answers_drop(f, o);
 
 	for (x = f->xfers; x != NULL; x = nx) {
 		nx = x->next;

@@ -27,15 +27,42 @@
  * not early; the night's cap on transfers (conn_slots) is shared by the
  * loops' fetchers. Memory follows the crawls in flight.
  *
+ * Two threads a loop: the timers apart from the extraction. A loop's
+ * thread used to start its hosts' requests and extract their answers
+ * (gumbo, the tokenizer, SQLite) in turn, so a request fell due while
+ * the thread extracted a batch of answers, or ran a crawl's step (a
+ * corpus scan, a commit: up to 200 ms), or waited for the CPU behind
+ * the other loops; it left that late, and the strict interval never
+ * catches a late start up: at 1,000 sites on 2 saturated cores the
+ * median start was 100 ms late, 240 ms on average, a host's 101
+ * intervals 50 s instead of 25 (bench/RESULTS.md, "the crawl span").
+ * So each loop is a network thread, which only drives its fetcher
+ * (fetcher_step(): start what is due, let curl send and read, hand the
+ * finished answers over, sleep until the next start is due), and a
+ * worker, this file's loop_run(), which runs everything else: the crawls'
+ * steps and every answer's done() (fetcher_answer()), in the order the
+ * answers came. The network thread uses about a fifth of the loop's CPU
+ * (curl: 43-56 us of a request's ~250) and sleeps in between, so the scheduler runs it soon after it wakes (and
+ * sooner with a short slice, sched_short_slice()); when the CPU cannot
+ * keep up with the extraction, answers wait for the worker, not
+ * requests for their turn: an answer counts in its crawl's transfers
+ * until it is handled, so a crawl's cap (64) bounds what waits, and its
+ * memory. The worker at a lower priority (nice + 5) was tried and not
+ * kept: no better in the paired nights (bench/RESULTS.md).
+ *
  * Per thread: the log's client is set around each step of a crawl and
  * around each answer (fetch.c, the owner's log_name); the quarantine's file
- * and line are set before each extraction (crawl.c). A loop never waits
- * for a build slot: the night hands a crawl that ended back to its own
- * thread (ended()).
+ * and line are set before each extraction (crawl.c), on the worker. A loop
+ * never waits for a build slot: the night hands a crawl that ended back
+ * to its own thread (ended()).
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "linkbot/crawl.h"
 #include "linkbot/log.h"
@@ -55,8 +82,9 @@ struct loop_crawl {
 
 struct loop {
 	struct crawl_loops *ls;
-	pthread_t th;
-	int started;
+	pthread_t th, net;		/* the worker, the network thread */
+	int started, net_started;
+	atomic_int net_stop;		/* the network thread ends */
 	struct fetcher *f;
 	struct loop_crawl *inbox;	/* ls->mu */
 	size_t load;			/* crawls given, not ended (ls->mu) */
@@ -100,6 +128,38 @@ static int loop_drive(struct loop *l, struct loop_crawl *k)
 	return 0;
 }
 
+/*
+ * The network thread asks for a short time slice (0.5 ms instead of the
+ * kernel's ~1.4 ms default here), at the same nice: with Linux's EEVDF
+ * scheduler (6.12 on, sched_attr.sched_runtime of a SCHED_OTHER thread)
+ * a thread that wakes with a shorter slice may preempt the one running,
+ * so a due request does not wait for the end of an extraction's slice.
+ * Its share of the CPU is unchanged (it sleeps most of the time anyway);
+ * elsewhere the call fails and nothing changes.
+ */
+static void sched_short_slice(void)
+{
+#ifdef SYS_sched_setattr
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+		uint32_t util_min, util_max;
+	} a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) != 0 ||
+	    a.policy != 0 /* SCHED_OTHER */)
+		return;
+	a.size = sizeof(a);
+	a.flags = 0;
+	a.runtime = 500000;	/* ns */
+	(void)syscall(SYS_sched_setattr, 0, &a, 0);
+#endif
+}
+
 static void *loop_run(void *arg)
 {
 	struct loop *l = arg;
@@ -136,7 +196,7 @@ static void *loop_run(void *arg)
 		}
 		if (active == NULL && stop)
 			break;
-		if (fetcher_step(l->f, NULL, NULL, 1000, &ferr) < 0) {
+		if (fetcher_answer(l->f, 1000, &ferr) < 0) {
 			/* the fetcher itself: every crawl of it fails */
 			log_warnx("%s", ferr.msg);
 			while ((k = active) != NULL) {
@@ -164,6 +224,30 @@ static void *loop_run(void *arg)
 	return NULL;
 }
 
+/*
+ * The network thread of a loop: the fetcher's timers and transfers only,
+ * so that a host's request leaves when it is due while the worker
+ * extracts (a failed step is the worker's to report, fetcher_answer()).
+ */
+static void *loop_net(void *arg)
+{
+	struct loop *l = arg;
+	struct lb_error err;
+	int stop = 0;
+
+	log_stage("crawl");
+	lb_error_init(&err);
+	sched_short_slice();
+	while (!stop) {
+		if (fetcher_step(l->f, NULL, NULL, 1000, &err) < 0) {
+			lb_error_init(&err);
+			usleep(10000);	/* not a busy loop on a broken multi */
+		}
+		stop = atomic_load(&l->net_stop);
+	}
+	return NULL;
+}
+
 int crawl_loops_new(const struct lb_config *cfg, unsigned n,
 		    int no_rate_limit, sem_t *conn_slots,
 		    struct crawl_loops **out, struct lb_error *err)
@@ -187,10 +271,17 @@ int crawl_loops_new(const struct lb_config *cfg, unsigned n,
 	snprintf(ls->ua, sizeof(ls->ua), "%s", fo.user_agent);
 	fo.user_agent = ls->ua;
 	fo.slots = conn_slots;
+	fo.threaded = 1;
 	for (i = 0; i < n; i++) {
 		ls->loop[i].ls = ls;
 		if (fetcher_new(&fo, &ls->loop[i].f, err) < 0)
 			goto fail;
+		if (pthread_create(&ls->loop[i].net, NULL, loop_net,
+				   &ls->loop[i]) != 0) {
+			lb_error_set(err, LB_ENOMEM, "cannot start a thread");
+			goto fail;
+		}
+		ls->loop[i].net_started = 1;
 		if (pthread_create(&ls->loop[i].th, NULL, loop_run,
 				   &ls->loop[i]) != 0) {
 			lb_error_set(err, LB_ENOMEM, "cannot start a thread");
@@ -247,11 +338,17 @@ void crawl_loops_free(struct crawl_loops *ls)
 	ls->stop = 1;
 	pthread_mutex_unlock(&ls->mu);
 	for (i = 0; i < ls->n; i++) {
-		if (ls->loop[i].started) {
-			fetcher_wakeup(ls->loop[i].f);
-			pthread_join(ls->loop[i].th, NULL);
+		struct loop *l = &ls->loop[i];
+		if (l->started) {	/* its crawls end first */
+			fetcher_wakeup(l->f);
+			pthread_join(l->th, NULL);
 		}
-		fetcher_free(ls->loop[i].f);
+		if (l->net_started) {
+			atomic_store(&l->net_stop, 1);
+			fetcher_wakeup(l->f);
+			pthread_join(l->net, NULL);
+		}
+		fetcher_free(l->f);
 	}
 	pthread_mutex_destroy(&ls->mu);
 	free(ls->loop);
