@@ -3929,6 +3929,23 @@ static int night_start(struct solver *S, const struct lb_assign_params *p,
 		S->p[tnode(S, (uint32_t)t)] =
 			fresh != NULL && !isfinite(fresh[t]) ? top[S->gt[t]] :
 							       warm[t];
+	/*
+	 * A target at bonus 0 sends its surplus to Y (init_flow), and the
+	 * router needs a start balanced at Y. With k = L no optimum sends
+	 * anything to Y, and the bonuses are then free up to a common
+	 * shift (only t -> Y arcs see it), so they are lifted off 0 by one
+	 * unit; no choice of phase 0 among links moves. Yesterday's duals
+	 * put a target at exactly 0 on the benchmark's N = 100,000 night
+	 * once the refines ended at another tied optimum (issue 17,
+	 * synchronous refines), and the night went to cost scaling.
+	 * Elsewhere the router still declines and certify() guards it.
+	 */
+	for (t = 0; t < S->nt; t++)
+		if (S->p[tnode(S, (uint32_t)t)] <= 0)
+			break;
+	if (t < S->nt)
+		for (t = 0; t < S->nt; t++)
+			S->p[tnode(S, (uint32_t)t)] += 1;
 	rc = init_flow(S, 0);
 out:
 	free(mark);
@@ -4039,8 +4056,12 @@ static int night_route(struct solver *S)
 	int rc = -1;
 	double t0;
 
-	if (S->tot_exc != S->tot_def || !S->hub)
+	if (S->tot_exc != S->tot_def || !S->hub) {
+		log_debug("assign: night: not balanced at Y (excess %zu, "
+			  "deficit %zu) or dense; cost scaling", S->tot_exc,
+			  S->tot_def);
 		return 1;	/* surplus to Y, or dense: cost scaling */
+	}
 	el = malloc((S->nt + 1) * sizeof(uint32_t));
 	units = calloc(S->ng + 1, sizeof(size_t));
 	if (el == NULL || units == NULL || night_collapse(S, el, &ne) < 0)
