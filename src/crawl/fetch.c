@@ -561,6 +561,22 @@ int fetcher_new(const struct fetcher_opts *o, struct fetcher **out,
 	return 0;
 }
 
+/* Frees a request nobody will answer, with its owner's udata. */
+static void req_drop(struct fetcher *f, struct fetch_req *r)
+{
+	if (f->o.udata_free != NULL)
+		f->o.udata_free(r->udata);
+	fetch_req_free(r);
+}
+
+/* Frees an answer the worker will not handle (threaded). */
+static void answer_drop(struct fetcher *f, struct answer *a)
+{
+	req_drop(f, a->req);
+	res_release(&a->res);
+	free(a);
+}
+
 void fetcher_free(struct fetcher *f)
 {
 	size_t i;
@@ -571,9 +587,7 @@ void fetcher_free(struct fetcher *f)
 		struct fetch_req *r = f->hosts[i]->head, *nx;
 		for (; r != NULL; r = nx) {
 			nx = r->next;
-			if (f->o.udata_free != NULL)
-				f->o.udata_free(r->udata);
-			fetch_req_free(r);
+			req_drop(f, r);
 		}
 		host_left(f, f->hosts[i]);
 		if (f->o.interval > 0)
@@ -585,11 +599,7 @@ void fetcher_free(struct fetcher *f)
 	while (f->ans != NULL) {	/* a worker that stopped early */
 		struct answer *a = f->ans;
 		f->ans = a->next;
-		if (f->o.udata_free != NULL)
-			f->o.udata_free(a->req->udata);
-		fetch_req_free(a->req);
-		res_release(&a->res);
-		free(a);
+		answer_drop(f, a);
 	}
 	if (f->o.threaded) {
 		pthread_mutex_destroy(&f->mu);
@@ -632,9 +642,7 @@ static int add_locked(struct fetcher *f, struct fetch_req *req, int front,
 	struct host *h = host_get(f, req->url);
 
 	if (h == NULL) {
-		if (f->o.udata_free != NULL)
-			f->o.udata_free(req->udata);
-		fetch_req_free(req);
+		req_drop(f, req);
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
 	}
 	/* a host with requests queued is in the network thread's next
@@ -916,9 +924,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 				log_warnx("%s: out of memory", req->url);
 			o->failed = 1;
 			o->inflight--;
-			if (f->o.udata_free != NULL)
-				f->o.udata_free(req->udata);
-			fetch_req_free(req);
+			req_drop(f, req);
 		} else {
 			a->req = req;
 			a->res = x->res;
@@ -935,9 +941,7 @@ static int finish(struct fetcher *f, CURLMsg *m, fetch_done_fn done,
 	} else if (req->owner != NULL) {
 		struct fetch_owner *o = req->owner;
 		if (o->failed) {	/* its crawl is over: nobody reads it */
-			if (f->o.udata_free != NULL)
-				f->o.udata_free(req->udata);
-			fetch_req_free(req);
+			req_drop(f, req);
 		} else if (o->done(o->arg, req, &x->res) < 0) {
 			o->failed = 1;
 		}
@@ -1003,9 +1007,7 @@ static int step_locked(struct fetcher *f, fetch_done_fn done, void *arg,
 				r->owner->queued--;
 			if (start(f, h, r, err) < 0) {
 				slots_give(f, 1);
-				if (f->o.udata_free != NULL)
-					f->o.udata_free(r->udata);
-				fetch_req_free(r);
+				req_drop(f, r);
 				return -1;
 			}
 			if (h->next < now)
@@ -1100,9 +1102,7 @@ int fetcher_answer(struct fetcher *f, int max_ms, struct lb_error *err)
 		if (o->log_name != NULL)
 			log_client(o->log_name);
 		if (o->failed) {	/* its crawl is over: nobody reads it */
-			if (f->o.udata_free != NULL)
-				f->o.udata_free(a->req->udata);
-			fetch_req_free(a->req);
+			req_drop(f, a->req);
 		} else if (o->done(o->arg, a->req, &a->res) < 0) {
 			pthread_mutex_lock(&f->mu);
 			o->failed = 1;
@@ -1174,9 +1174,7 @@ static void host_drop(struct fetcher *f, struct host *h,
 		*p = r->next;
 		f->queued--;
 		o->queued--;
-		if (f->o.udata_free != NULL)
-			f->o.udata_free(r->udata);
-		fetch_req_free(r);
+		req_drop(f, r);
 	}
 }
 
@@ -1191,9 +1189,7 @@ static void xfer_stop(struct fetcher *f, struct xfer *x)
 	r->owner->inflight--;
 	slots_give(f, 1);
 	x->req = NULL;
-	if (f->o.udata_free != NULL)
-		f->o.udata_free(r->udata);
-	fetch_req_free(r);
+	req_drop(f, r);
 	xfer_free(f, x);
 }
 
@@ -1228,11 +1224,7 @@ static void answers_drop(struct fetcher *f, struct fetch_owner *o)
 		*p = a->next;
 		o->inflight--;
 		f->answering--;
-		if (f->o.udata_free != NULL)
-			f->o.udata_free(a->req->udata);
-		fetch_req_free(a->req);
-		res_release(&a->res);
-		free(a);
+		answer_drop(f, a);
 	}
 }
 

@@ -522,48 +522,36 @@ int relate_dots_wide(void)
 #endif
 }
 
+/* a row's targets are scored this many at a time (stack buffers) */
+#define RESCORE_CHUNK 64
+
 static void *rescore_rows(void *arg)
 {
 	struct rescore_work *w = arg;
 	struct lb_candidates *c = w->c;
-	size_t i, j, n, d = w->d;
-	const float **b = malloc((c->m + 1) * sizeof(*b));
-	double *s = malloc((c->m + 1) * sizeof(*s));
-	uint32_t *at = malloc((c->m + 1) * sizeof(*at));
+	size_t i, j, k, n, d = w->d;
+	const float *b[RESCORE_CHUNK];
+	double s[RESCORE_CHUNK];
+	size_t at[RESCORE_CHUNK];
 	int wide = relate_dots_wide();
 
-	if (b == NULL || s == NULL || at == NULL) {
-		/* one at a time, as before */
-		free(b);
-		free(s);
-		free(at);
-		for (i = w->r0; i < w->r1; i++)
-			for (j = 0; j < c->m; j++) {
+	for (i = w->r0; i < w->r1; i++) {
+		const float *a = w->vec + w->srow[w->rb + i] * d;
+
+		for (j = 0; j < c->m;) {
+			for (n = 0; j < c->m && n < RESCORE_CHUNK; j++) {
 				uint32_t t = c->target[i * c->m + j];
 
-				if (t != LB_NO_TARGET)
-					c->score[i * c->m + j] = (float)dot_dbl(
-						w->vec + w->srow[w->rb + i] * d,
-						w->vec + (size_t)t * d, d);
+				if (t == LB_NO_TARGET)
+					continue;
+				b[n] = w->vec + (size_t)t * d;
+				at[n++] = j;
 			}
-		return NULL;
-	}
-	for (i = w->r0; i < w->r1; i++) {
-		for (j = 0, n = 0; j < c->m; j++) {
-			uint32_t t = c->target[i * c->m + j];
-
-			if (t == LB_NO_TARGET)
-				continue;
-			b[n] = w->vec + (size_t)t * d;
-			at[n++] = (uint32_t)j;
+			relate_dots(a, b, n, d, wide, s);
+			for (k = 0; k < n; k++)
+				c->score[i * c->m + at[k]] = (float)s[k];
 		}
-		relate_dots(w->vec + w->srow[w->rb + i] * d, b, n, d, wide, s);
-		for (j = 0; j < n; j++)
-			c->score[i * c->m + at[j]] = (float)s[j];
 	}
-	free(b);
-	free(s);
-	free(at);
 	return NULL;
 }
 
