@@ -17,6 +17,11 @@
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
+# NIGHT_MIX=1: sites of different sizes, as real clients are (many-sites.py
+# --mix: the first site NIGHT_PAGES pages, the others log-uniform from 10 to
+# NIGHT_PAGES), so the ideal is still NIGHT_PAGES / NIGHT_PPM and most
+# clients' builds overlap the big hosts' crawls; the peer is scaled by
+# pages instead of sites.
 # NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
 # (and nginx's hosts.log in FILE.hosts; NIGHT_PEER_BUILD's in FILE.peer and
 # FILE.peer.hosts). NIGHT_PEER_BUILD=DIR runs the
@@ -37,6 +42,8 @@ PAGES=${NIGHT_PAGES:-100}
 PPM=${NIGHT_PPM:-240}
 JOBS=${NIGHT_JOBS:-$SITES}
 SEQ=${NIGHT_SEQ_SITES:-3}
+MIX=
+[ "${NIGHT_MIX:-0}" = 0 ] || MIX=--mix
 . tests/lib/origin.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/linkbot-night-bench.XXXXXX")
 trap 'origin_stop; rm -rf "$WORK"' EXIT
@@ -75,10 +82,10 @@ config() {
 	python3 tests/lib/many-sites.py config "$1" "$2" "$ORIGIN_PORT" "$PPM"
 }
 
-echo "== night: $SITES sites x $PAGES pages at $PPM pages/min, --jobs $JOBS"
+echo "== night: $SITES sites x $PAGES pages${MIX:+ at most (mixed sizes)} at $PPM pages/min, --jobs $JOBS"
 echo "   machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before"
 t0=$(date +%s.%N)
-python3 tests/lib/many-sites.py "$WORK/sites" "$SITES" "$PAGES"
+python3 tests/lib/many-sites.py "$WORK/sites" "$SITES" "$PAGES" $MIX
 ORIGIN_CONNECTIONS=$((SITES * 2 + 256)) origin_start "$WORK/sites/htdocs" \
 	"$WORK/sites/site.conf"
 echo "   $SITES sites generated and served in $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
@@ -196,10 +203,13 @@ print("\n  - id: ".join(parts[:n + 1]))
 PY
 config "$WORK/seq" "$WORK/seq.yaml"
 read swall scpu srss sstart < <(run "$WORK/seq" --jobs 1)
-python3 - "$swall" "$SEQ" "$SITES" "$main_wall" <<'PY'
-import sys
+python3 - "$swall" "$SEQ" "$SITES" "$main_wall" "$WORK/sites/htdocs" <<'PY'
+import os, sys
 swall, seq, sites, wall = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-est = swall / seq * sites
+# scaled by pages (the same as by sites unless NIGHT_MIX)
+pages = [open(os.path.join(sys.argv[5], "s%04d.localhost" % k, "sitemap.xml")).read().count("<loc>")
+         for k in range(1, sites + 1)]
+est = swall / sum(pages[:seq]) * sum(pages)
 print(f"   peer: --jobs 1 took {swall:.1f} s for {seq} sites: the night one after "
       f"another ~{est:.0f} s ({est / 3600:.1f} h) = {est / wall:.0f} x the concurrent night")
 PY
