@@ -136,11 +136,15 @@ struct lb_crawl_settings {
 	/* the night (docs/crawl.md, "Many sites in one night") */
 	int jobs;		/* clients in flight at once (crawl to publish) */
 	int build_jobs;		/* builds + publishes at once; 0: the cores */
-	int max_connections;	/* transfers in flight over all clients */
+	int max_connections;	/* transfers in flight over all clients;
+				   0: config_connections()'s rule */
 };
 
 #define LB_DEFAULT_JOBS 256
+/* crawl.max_connections unset: LB_CONNECTIONS_PER_CLIENT a client at once,
+   at least LB_DEFAULT_MAX_CONNECTIONS (docs/crawl.md, "Sizing") */
 #define LB_DEFAULT_MAX_CONNECTIONS 256
+#define LB_CONNECTIONS_PER_CLIENT 2
 
 struct lb_s3_settings {
 	char *endpoint;		/* https://s3.amazonaws.com, http://127.0.0.1:4569 */
@@ -185,6 +189,9 @@ const struct lb_endpoint *config_endpoint(const struct lb_client *client,
 					  const char *id);
 
 /* 1 if s is a valid client or endpoint id: [a-z0-9][a-z0-9_-]{0,63}. */
+/* The night's cap on transfers in flight for CLIENTS clients at once. */
+unsigned config_connections(const struct lb_crawl_settings *crawl,
+			    unsigned clients);
 int config_valid_id(const char *s);
 
 /* A store location: a directory, "dir:PATH" or "s3://BUCKET[/PREFIX]". */

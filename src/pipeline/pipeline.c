@@ -1078,15 +1078,13 @@ static void night_caps(struct night *nt, unsigned *builds, unsigned *conns)
 	if (nt->cfg->relate.method != NULL &&
 	    strcmp(nt->cfg->relate.method, "embeddings") == 0)
 		*builds = 1;
-	*conns = nt->cfg->crawl.max_connections > 0 ?
-			 (unsigned)nt->cfg->crawl.max_connections :
-			 LB_DEFAULT_MAX_CONNECTIONS;
 	if (nt->jobs < 1)
 		nt->jobs = 1;
 	if (nt->jobs > nt->n)
 		nt->jobs = nt->n ? (unsigned)nt->n : 1;
 	if (nt->jobs > 1)
 		night_files(nt);
+	*conns = config_connections(&nt->cfg->crawl, nt->jobs);
 }
 
 int pipeline_run(const struct lb_config *cfg, unsigned which,

@@ -1450,9 +1450,13 @@ int relate_topm(const float *src, size_t n_src, const float *tgt,
 	}
 #endif
 	if (small) {
-		if (topm_small(&jb, out) == -1)
+		/* the blocked path's calls are single-threaded: so are these,
+		 * or OpenBLAS's own split of a call may change its bits */
+		openblas_set_num_threads(1);
+		rc = topm_small(&jb, out);
+		openblas_set_num_threads(blas_threads);
+		if (rc == -1)
 			goto nomem;
-		rc = 0;
 		goto out;
 	}
 	jb.items = malloc(jb.nb_src * jb.nb_tgt * sizeof(*jb.items));

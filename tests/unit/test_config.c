@@ -25,7 +25,7 @@ static void test_example_loads(void **state)
 	assert_int_equal(cfg->crawl.pages_per_minute, 240);
 	assert_int_equal(cfg->crawl.jobs, 256);
 	assert_int_equal(cfg->crawl.build_jobs, 0);	/* commented: cores */
-	assert_int_equal(cfg->crawl.max_connections, 256);
+	assert_int_equal(cfg->crawl.max_connections, 0);	/* the rule */
 	cl = config_client(cfg, "demo");
 	assert_non_null(cl);
 	assert_int_equal(cl->n_sources, 2);
@@ -292,10 +292,27 @@ static void test_state_inside(void **state)
 	}
 }
 
+/* crawl.max_connections: as set, else 2 a client at once, at least 256 */
+static void test_connections_rule(void **state)
+{
+	struct lb_crawl_settings c = { 0 };
+
+	(void)state;
+	assert_int_equal(config_connections(&c, 1), 256);
+	assert_int_equal(config_connections(&c, 128), 256);
+	assert_int_equal(config_connections(&c, 129), 258);
+	assert_int_equal(config_connections(&c, 1000), 2000);
+	c.max_connections = 1;
+	assert_int_equal(config_connections(&c, 1000), 1);
+	c.max_connections = 300;
+	assert_int_equal(config_connections(&c, 1), 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_connections_rule),
 		cmocka_unit_test(test_minimal_ok),
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_silent_mistakes_refused),
