@@ -23,6 +23,7 @@
  * row range (a shard re-ranks its rows exactly as the single build).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "relate_int.h"
 
@@ -48,15 +49,35 @@ float rerank_score(float dense, double sparse, double a)
 	return (float)((1 - a) * dense + a * sparse);
 }
 
-struct rr_work {
-	const struct lb_candidates *in;
-	struct lb_candidates *out;
-	const struct csr *x;
-	const size_t *srow;
-	size_t rb, r0, r1;
-	double a;
-	int failed;
-};
+/*
+ * The sparse dots of a small site, each pair once (design notes in
+ * relate_int.h, "sparse memo"). Pair (a, b), a > b, at a (a - 1) / 2 + b.
+ */
+int sparse_memo_init(struct sparse_memo *m, const struct csr *x)
+{
+	size_t n = x->n_rows, pairs = n * (n ? n - 1 : 0) / 2;
+
+	memset(m, 0, sizeof(*m));
+	m->x = x;
+	if (n > SPARSE_MEMO_MAX || n < 2 || getenv("LINKBOT_NO_SPARSE_MEMO"))
+		return 0;	/* no memo: every dot computed */
+	m->v = malloc(pairs * sizeof(*m->v));
+	m->have = calloc(pairs, 1);
+	if (m->v == NULL || m->have == NULL) {
+		sparse_memo_release(m);
+		m->x = x;
+		return -1;
+	}
+	m->n = n;
+	return 0;
+}
+
+void sparse_memo_release(struct sparse_memo *m)
+{
+	free(m->v);
+	free(m->have);
+	memset(m, 0, sizeof(*m));
+}
 
 /*
  * Row r of x against row t: the sum over t's entries of acc[col], acc
@@ -76,6 +97,33 @@ static double scattered_dot(const struct csr *x, const float *acc, size_t t)
 		s += (double)acc[x->col[q]] * x->val[q];
 	return s;
 }
+
+double sparse_memo_dot(struct sparse_memo *m, const float *acc, size_t r,
+		       size_t t)
+{
+	size_t k;
+
+	if (m->v == NULL || r == t)
+		return scattered_dot(m->x, acc, t);
+	k = r > t ? r * (r - 1) / 2 + t : t * (t - 1) / 2 + r;
+	if (!m->have[k]) {
+		m->v[k] = scattered_dot(m->x, acc, t);
+		m->have[k] = 1;
+	}
+	return m->v[k];
+}
+
+struct rr_work {
+	const struct lb_candidates *in;
+	struct lb_candidates *out;
+	const struct csr *x;
+	struct sparse_memo memo;	/* a row's pairs; none (v NULL) on
+					   several threads */
+	const size_t *srow;
+	size_t rb, r0, r1;
+	double a;
+	int failed;
+};
 
 static void *rerank_rows(void *arg)
 {
@@ -103,7 +151,8 @@ static void *rerank_rows(void *arg)
 				continue;
 			v[n].t = it[j];
 			v[n++].s = rerank_score(is[j],
-						scattered_dot(x, acc, it[j]),
+						sparse_memo_dot(&w->memo, acc,
+								r, it[j]),
 						w->a);
 		}
 		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
@@ -121,7 +170,8 @@ static void *rerank_rows(void *arg)
 
 int rerank_hybrid(struct lb_candidates *c, const struct csr *x,
 		  const size_t *srow, size_t rb, size_t m, double a,
-		  int threads, struct lb_error *err)
+		  int threads, struct sparse_memo *memo,
+		  struct lb_error *err)
 {
 	struct lb_candidates o;
 	struct rr_work w[RELATE_MAX_THREADS];
@@ -140,6 +190,9 @@ int rerank_hybrid(struct lb_candidates *c, const struct csr *x,
 			.in = c, .out = &o, .x = x, .srow = srow, .rb = rb,
 			.r0 = c->n_src * t / nt,
 			.r1 = c->n_src * (t + 1) / nt, .a = a,
+			/* the memo is one thread's */
+			.memo = nt == 1 && memo && memo->x == x ? *memo :
+				(struct sparse_memo){ .x = x },
 		};
 	relate_run_threads(nt, rerank_rows, w, sizeof(*w));
 	for (t = 0; t < nt; t++)

@@ -1781,7 +1781,7 @@ static void test_rerank(void **state)
 	/* source 1: two candidates tied in both scores, then padding */
 	c.target[4] = 2; c.score[4] = 0.6f;
 	c.target[5] = 0; c.score[5] = 0.6f;
-	assert_int_equal(rerank_hybrid(&c, &x, srow, 0, 3, 0.5, 1, &err), 0);
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 0, 3, 0.5, 1, NULL, &err), 0);
 	assert_int_equal(c.m, 3);
 	assert_int_equal(c.n_src, 2);
 	assert_true(c.random_floor == -0.25f);
@@ -1802,7 +1802,7 @@ static void test_rerank(void **state)
 	assert_int_equal(lb_candidates_init(&c, 1, 2), 0);
 	c.target[0] = 1; c.score[0] = 0.5f;
 	c.target[1] = 0; c.score[1] = 0.5f;
-	assert_int_equal(rerank_hybrid(&c, &x, srow, 3, 2, 0.5, 1, &err), 0);
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 3, 2, 0.5, 1, NULL, &err), 0);
 	assert_int_equal(c.target[0], 1);	/* sparse 0.8 beats 0.6 */
 	assert_true(fabsf(c.score[0] - 0.65f) < 1e-6f);
 	assert_int_equal(c.target[1], 0);
@@ -1837,9 +1837,9 @@ static void test_rerank(void **state)
 				(float)(relate_rand(&st) % 5) / 8;
 		}
 		assert_int_equal(rerank_hybrid(&c, &y, sr, 0, MC / 2, 0.5, 1,
-					       &err), 0);
+					       NULL, &err), 0);
 		assert_int_equal(rerank_hybrid(&d, &y, sr, 0, MC / 2, 0.5, 3,
-					       &err), 0);
+					       NULL, &err), 0);
 		assert_memory_equal(c.target, d.target,
 				    N * MC / 2 * sizeof(*c.target));
 		assert_memory_equal(c.score, d.score,
