@@ -1857,6 +1857,205 @@ static void test_rerank(void **state)
 	}
 }
 
+/* random docs of words from a small vocabulary: sparse dots of every kind */
+static void make_random_doc(struct lb_doc *d, uint64_t *st, int k)
+{
+	static const char *w[] = { "river", "stone", "bridge", "castle",
+		"harbor", "lantern", "meadow", "orchard", "quarry", "saddle",
+		"tunnel", "valley", "window", "yarrow", "anchor", "beacon",
+		"canyon", "dune", "ember", "fjord", "glacier", "heron",
+		"island", "juniper", "kettle", "lagoon", "marsh", "nectar" };
+	char buf[2048];
+	size_t n = 0, i, words = 4 + relate_rand(st) % 40;
+
+	lb_doc_init(d);
+	for (i = 0; i < words && n + 40 < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s ",
+				      w[relate_rand(st) % 28],
+				      relate_rand(st) % 3 ? "" : "s");
+	d->text = strdup(buf);
+	snprintf(buf, sizeof(buf), "Page %d %s", k, w[relate_rand(st) % 28]);
+	d->title = strdup(buf);
+	snprintf(buf, sizeof(buf), "https://x.test/p-%d/", k);
+	d->url = strdup(buf);
+	d->language = strdup("en");
+}
+
+/*
+ * The sparse memo (rerank.c): a pair's dot read back is csr_dot()'s in
+ * either order; the re-ranking and the whole candidates with the memo
+ * are the bits without it (LINKBOT_NO_SPARSE_MEMO), on sites of a few to
+ * a few hundred pages, one set and two, both methods that use it.
+ */
+static void test_sparse_memo(void **state)
+{
+	enum { N = 120, MC = 16 };
+	uint64_t st = 11;
+	size_t i, j, round;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	/* the memo against csr_dot(), both orders, twice (the second read
+	 * from the memo) */
+	{
+		size_t *ptr = malloc((N + 1) * sizeof(*ptr)), nnz = 0;
+		uint32_t *col = malloc(N * 40 * sizeof(*col));
+		float *val = malloc(N * 40 * sizeof(*val));
+		float *acc = calloc(200, sizeof(*acc));
+		struct csr x = { .n_rows = N, .n_cols = 200, .ptr = ptr,
+				 .col = col, .val = val };
+		struct sparse_memo m;
+		size_t known = 0;
+
+		for (i = 0; i < N; i++) {
+			uint32_t c = (uint32_t)(relate_rand(&st) % 7);
+
+			ptr[i] = nnz;
+			for (; c < 200 && nnz - ptr[i] < 40;
+			     c += 1 + (uint32_t)(relate_rand(&st) % 12)) {
+				col[nnz] = c;
+				val[nnz++] = (float)(relate_rand(&st) % 1000 +
+						     1) / 997.0f;
+			}
+		}
+		ptr[N] = nnz;
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		assert_non_null(m.v);
+		for (round = 0; round < 2; round++)
+			for (i = 0; i < N; i++) {
+				for (j = ptr[i]; j < ptr[i + 1]; j++)
+					acc[col[j]] = val[j];
+				for (j = 0; j < N; j++) {
+					double a = sparse_memo_dot(&m, acc, i,
+								   j);
+					double b = csr_dot(&x, i, j);
+
+					assert_memory_equal(&a, &b, sizeof(a));
+				}
+				for (j = ptr[i]; j < ptr[i + 1]; j++)
+					acc[col[j]] = 0;
+			}
+		for (i = 0; i < N * (N - 1) / 2; i++)
+			known += m.have[i];
+		assert_int_equal(known, N * (N - 1) / 2);
+		sparse_memo_release(&m);
+		setenv("LINKBOT_NO_SPARSE_MEMO", "1", 1);
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		unsetenv("LINKBOT_NO_SPARSE_MEMO");
+		assert_null(m.v);
+		sparse_memo_release(&m);
+
+		/* the re-ranking with a memo (twice: filled, then read) and
+		 * without: the same bits */
+		for (round = 0; round < 3; round++) {
+			struct lb_candidates c[3];
+			size_t sr[N];
+			int k;
+
+			assert_int_equal(sparse_memo_init(&m, &x), 0);
+			for (k = 0; k < 3; k++)
+				assert_int_equal(lb_candidates_init(&c[k], N,
+								    MC), 0);
+			for (i = 0; i < N; i++) {
+				sr[i] = i;
+				for (j = 0; j < MC; j++) {
+					uint32_t t = (uint32_t)(relate_rand(&st) % N);
+					float sc = (float)(relate_rand(&st) % 9) / 8;
+
+					if (t == i || relate_rand(&st) % 5 == 0)
+						t = LB_NO_TARGET;
+					for (k = 0; k < 3; k++) {
+						c[k].target[i * MC + j] = t;
+						c[k].score[i * MC + j] = sc;
+					}
+				}
+			}
+			assert_int_equal(rerank_hybrid(&c[0], &x, sr, 0, MC / 2,
+						       0.5, 1, &m, &err), 0);
+			assert_int_equal(rerank_hybrid(&c[1], &x, sr, 0, MC / 2,
+						       0.5, 1, &m, &err), 0);
+			assert_int_equal(rerank_hybrid(&c[2], &x, sr, 0, MC / 2,
+						       0.5, 1, NULL, &err), 0);
+			for (k = 0; k < 2; k++) {
+				assert_memory_equal(c[k].target, c[2].target,
+						    N * MC / 2 * sizeof(*c[2].target));
+				assert_memory_equal(c[k].score, c[2].score,
+						    N * MC / 2 * sizeof(*c[2].score));
+			}
+			for (i = 0, known = 0; i < N * (N - 1) / 2; i++)
+				known += m.have[i];
+			assert_true(known > 0);
+			for (k = 0; k < 3; k++)
+				lb_candidates_release(&c[k]);
+			sparse_memo_release(&m);
+		}
+		free(ptr);
+		free(col);
+		free(val);
+		free(acc);
+	}
+
+	/* whole candidates: random_floor and the re-ranking */
+	for (round = 0; round < 12; round++) {
+		size_t n = (size_t[]){ 3, 9, 40, 100, 101, 150, 257, 300,
+				       100, 60, 200, 30 }[round];
+		struct lb_doc *docs = calloc(n, sizeof(*docs));
+		const struct lb_doc **p = calloc(n, sizeof(*p));
+		long *self = calloc(n, sizeof(*self));
+		const struct lb_doc **half = calloc(n, sizeof(*half));
+		struct lb_relate_input in = { 0 };
+		struct lb_relate_opts o = { .m = 8, .threads = 1 };
+		struct lb_candidates a, b;
+		int meth;
+
+		for (i = 0; i < n; i++) {
+			make_random_doc(&docs[i], &st, (int)i);
+			p[i] = &docs[i];
+		}
+		in.tgt = p;
+		in.n_tgt = n;
+		if (round % 3 == 2) {
+			/* two sets: every other page a source, its self */
+			for (i = 0, j = 0; i < n; i += 2, j++) {
+				half[j] = p[i];
+				self[j] = (long)i;
+			}
+			in.src = half;
+			in.n_src = j;
+			in.self = self;
+		} else {
+			in.src = p;
+			in.n_src = n;
+		}
+		for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+			o.method = (enum lb_relate_method)meth;
+			assert_int_equal(relate_candidates(&in, &o, &a, &err),
+					 0);
+			setenv("LINKBOT_NO_SPARSE_MEMO", "1", 1);
+			assert_int_equal(relate_candidates(&in, &o, &b, &err),
+					 0);
+			unsetenv("LINKBOT_NO_SPARSE_MEMO");
+			assert_int_equal(a.m, b.m);
+			assert_int_equal(a.n_src, b.n_src);
+			assert_memory_equal(&a.random_floor, &b.random_floor,
+					    sizeof(a.random_floor));
+			assert_memory_equal(a.target, b.target,
+					    a.n_src * a.m * sizeof(*a.target));
+			assert_memory_equal(a.score, b.score,
+					    a.n_src * a.m * sizeof(*a.score));
+			lb_candidates_release(&a);
+			lb_candidates_release(&b);
+		}
+		for (i = 0; i < n; i++)
+			lb_doc_release(&docs[i]);
+		free(half);
+		free(docs);
+		free(p);
+		free(self);
+	}
+}
+
 /* The LSA's two views (lsa.c): the join's cosine is the mix of the views'
  * cosines, and lsa_views() is lsa_project() at k from the seed beside
  * lsa_project() at k / 2 from the next seed; it tells how many leading
@@ -2064,6 +2263,7 @@ int main(void)
 		cmocka_unit_test(test_text_source),
 		cmocka_unit_test(test_extend),
 		cmocka_unit_test(test_rerank),
+		cmocka_unit_test(test_sparse_memo),
 		cmocka_unit_test(test_lsa_views),
 	};
 
