@@ -2056,6 +2056,61 @@ static void test_sparse_memo(void **state)
 	}
 }
 
+/*
+ * The LSA's sparse products four AVX registers a row (lsa.c, spmm_avx())
+ * against the plain loop (LINKBOT_NO_AVX2): the same bits, for widths l
+ * = k + 10 on either side of 8, 32 and 64 columns, on one thread and
+ * three, rows with no entry among them.
+ */
+static void test_lsa_spmm(void **state)
+{
+	enum { N = 90, V = 300 };
+	size_t ks[] = { 1, 5, 6, 14, 21, 22, 23, 30, 53, 54, 55, 60 };
+	size_t *ptr = malloc((N + 1) * sizeof(*ptr)), nnz = 0, i, r;
+	uint32_t *col = malloc(N * 60 * sizeof(*col));
+	float *val = malloc(N * 60 * sizeof(*val));
+	struct csr x = { .n_rows = N, .n_cols = V, .ptr = ptr, .col = col,
+			 .val = val };
+	struct lb_error err;
+	uint64_t st = 5;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		uint32_t c = (uint32_t)(relate_rand(&st) % 9);
+
+		ptr[i] = nnz;
+		if (i % 17 == 3)
+			continue;	/* a page without terms */
+		for (; c < V && nnz - ptr[i] < 60;
+		     c += 1 + (uint32_t)(relate_rand(&st) % 15)) {
+			col[nnz] = c;
+			val[nnz++] = (float)(relate_rand(&st) % 4096 + 1) /
+				     4099.0f;
+		}
+	}
+	ptr[N] = nnz;
+	for (r = 0; r < sizeof(ks) / sizeof(ks[0]); r++) {
+		size_t ka = ks[r], kb = ks[r];
+		float *a = NULL, *b = NULL;
+		int threads = r % 2 ? 3 : 1;
+
+		assert_int_equal(lsa_project(&x, &ka, 42 + r, threads, &a,
+					     &err), 0);
+		setenv("LINKBOT_NO_AVX2", "1", 1);
+		assert_int_equal(lsa_project(&x, &kb, 42 + r, threads, &b,
+					     &err), 0);
+		unsetenv("LINKBOT_NO_AVX2");
+		assert_int_equal(ka, kb);
+		assert_memory_equal(a, b, N * ka * sizeof(*a));
+		free(a);
+		free(b);
+	}
+	free(ptr);
+	free(col);
+	free(val);
+}
+
 /* The LSA's two views (lsa.c): the join's cosine is the mix of the views'
  * cosines, and lsa_views() is lsa_project() at k from the seed beside
  * lsa_project() at k / 2 from the next seed; it tells how many leading
@@ -2265,6 +2320,7 @@ int main(void)
 		cmocka_unit_test(test_rerank),
 		cmocka_unit_test(test_sparse_memo),
 		cmocka_unit_test(test_lsa_views),
+		cmocka_unit_test(test_lsa_spmm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
