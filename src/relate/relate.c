@@ -209,7 +209,8 @@ static int floor_pairs(const float *vec, size_t d, const struct csr *x,
 	size_t *ord = malloc((n + 1) * sizeof(*ord));
 	float *acc = calloc(x->n_cols + 1, sizeof(*acc));
 	const float *bp[RESCORE_CHUNK];
-	double dd[RESCORE_CHUNK];
+	double dd[RESCORE_CHUNK], sp[RESCORE_CHUNK];
+	uint32_t tg[RESCORE_CHUNK];
 	size_t i, k, p, r, c, at;
 	int wide = relate_dots_wide(), rc = -1;
 
@@ -235,13 +236,15 @@ static int floor_pairs(const float *vec, size_t d, const struct csr *x,
 					bp[at] = vec + b[ord[i + at]] * d;
 				relate_dots(vec + r * d, bp, c, d, wide, dd);
 			}
+			for (at = 0; at < c; at++)
+				tg[at] = (uint32_t)b[ord[i + at]];
+			sparse_memo_dots(memo, acc, r, tg, c, sp);
 			for (at = 0; at < c; at++) {
 				size_t q = ord[i + at];
-				double s = sparse_memo_dot(memo, acc, r, b[q]);
 
 				sc[q] = vec ? (float)rerank_score((float)dd[at],
-								  s, w) :
-					      (float)s;
+								  sp[at], w) :
+					      (float)sp[at];
 			}
 		}
 		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)

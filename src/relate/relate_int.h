@@ -196,7 +196,13 @@ struct sparse_memo {
 	size_t n;		/* doc rows; 0: no memo */
 	double *v;		/* n (n - 1) / 2 dots */
 	unsigned char *have;	/* v[k] computed */
+	float *xd;		/* x's rows dense over its vd used columns
+				   (a small vocabulary: rerank.c,
+				   memo_dense()), or NULL */
+	size_t vd;
+	int wide;		/* relate_dots_wide() */
 };
+#define SPARSE_MEMO_BATCH 64
 /* 0 (a memo, or none when x is too large or the environment says so),
  * -1 out of memory (m then has none) */
 int sparse_memo_init(struct sparse_memo *m, const struct csr *x);
@@ -205,6 +211,10 @@ void sparse_memo_release(struct sparse_memo *m);
  * computed once a pair with a memo; m may have none (v NULL, x set). */
 double sparse_memo_dot(struct sparse_memo *m, const float *acc, size_t r,
 		       size_t t);
+/* out[j] = csr_dot(m->x, r, t[j]) for j < n <= SPARSE_MEMO_BATCH, acc
+ * as above; with the memo's dense rows four a step (same bits) */
+void sparse_memo_dots(struct sparse_memo *m, const float *acc, size_t r,
+		      const uint32_t *t, size_t n, double *out);
 
 int rerank_hybrid(struct lb_candidates *c, const struct csr *x,
 		  const size_t *srow, size_t rb, size_t m, double a,

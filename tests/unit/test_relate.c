@@ -1892,18 +1892,21 @@ static void test_sparse_memo(void **state)
 	enum { N = 120, MC = 16 };
 	uint64_t st = 11;
 	size_t i, j, round;
+	int shape;
 	struct lb_error err;
 
 	(void)state;
 	lb_error_init(&err);
 	/* the memo against csr_dot(), both orders, twice (the second read
-	 * from the memo) */
-	{
+	 * from the memo); a vocabulary of 200 terms (scattered rows) and of
+	 * 24 (dense rows, memo_dense()) */
+	for (shape = 0; shape < 2; shape++) {
+		uint32_t ncol = shape ? 24 : 200, step = shape ? 3 : 12;
 		size_t *ptr = malloc((N + 1) * sizeof(*ptr)), nnz = 0;
 		uint32_t *col = malloc(N * 40 * sizeof(*col));
 		float *val = malloc(N * 40 * sizeof(*val));
-		float *acc = calloc(200, sizeof(*acc));
-		struct csr x = { .n_rows = N, .n_cols = 200, .ptr = ptr,
+		float *acc = calloc(ncol, sizeof(*acc));
+		struct csr x = { .n_rows = N, .n_cols = ncol, .ptr = ptr,
 				 .col = col, .val = val };
 		struct sparse_memo m;
 		size_t known = 0;
@@ -1912,8 +1915,8 @@ static void test_sparse_memo(void **state)
 			uint32_t c = (uint32_t)(relate_rand(&st) % 7);
 
 			ptr[i] = nnz;
-			for (; c < 200 && nnz - ptr[i] < 40;
-			     c += 1 + (uint32_t)(relate_rand(&st) % 12)) {
+			for (; c < ncol && nnz - ptr[i] < 40;
+			     c += 1 + (uint32_t)(relate_rand(&st) % step)) {
 				col[nnz] = c;
 				val[nnz++] = (float)(relate_rand(&st) % 1000 +
 						     1) / 997.0f;
@@ -1922,6 +1925,10 @@ static void test_sparse_memo(void **state)
 		ptr[N] = nnz;
 		assert_int_equal(sparse_memo_init(&m, &x), 0);
 		assert_non_null(m.v);
+		if (shape)
+			assert_non_null(m.xd);
+		else
+			assert_null(m.xd);
 		for (round = 0; round < 2; round++)
 			for (i = 0; i < N; i++) {
 				for (j = ptr[i]; j < ptr[i + 1]; j++)
@@ -1939,6 +1946,29 @@ static void test_sparse_memo(void **state)
 		for (i = 0; i < N * (N - 1) / 2; i++)
 			known += m.have[i];
 		assert_int_equal(known, N * (N - 1) / 2);
+		sparse_memo_release(&m);
+		/* the batches, from an empty memo: targets in random order,
+		 * the row itself among them */
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		for (i = 0; i < N; i++) {
+			uint32_t tg[SPARSE_MEMO_BATCH];
+			double sp[SPARSE_MEMO_BATCH];
+			size_t c = 1 + relate_rand(&st) % SPARSE_MEMO_BATCH;
+
+			for (j = ptr[i]; j < ptr[i + 1]; j++)
+				acc[col[j]] = val[j];
+			for (j = 0; j < c; j++)
+				tg[j] = (uint32_t)(relate_rand(&st) % N);
+			tg[0] = (uint32_t)i;
+			sparse_memo_dots(&m, acc, i, tg, c, sp);
+			for (j = 0; j < c; j++) {
+				double b = csr_dot(&x, i, tg[j]);
+
+				assert_memory_equal(&sp[j], &b, sizeof(b));
+			}
+			for (j = ptr[i]; j < ptr[i + 1]; j++)
+				acc[col[j]] = 0;
+		}
 		sparse_memo_release(&m);
 		setenv("LINKBOT_NO_SPARSE_MEMO", "1", 1);
 		assert_int_equal(sparse_memo_init(&m, &x), 0);
