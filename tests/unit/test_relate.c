@@ -438,6 +438,63 @@ static void test_topm_small_ties(void **state)
 	}
 }
 
+/*
+ * The small path's keys of a row without a branch (topm.c, row_keys())
+ * against the loop with its tests (LINKBOT_NO_ROW_KEYS): the same lists,
+ * on rows of few distinct scores (ties, -0 and +0, infinities), the
+ * same set and two sets with a self, the AVX2 loop and the plain one
+ * (LINKBOT_NO_AVX2), and a row with a NaN (the loop's path).
+ */
+static void test_topm_row_keys(void **state)
+{
+	static const float vals[] = { -0.0f, 0.0f, 0.5f, -0.5f, 1.0f,
+				      -1.0f, 0.25f, 1e-30f, -1e-30f };
+	size_t ns[] = { 2, 7, 8, 9, 33, 99, 100, 257, 512 }, a, i, m, r;
+	uint64_t seed = 123;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	for (r = 0; r < 2 * sizeof(ns) / sizeof(ns[0]); r++) {
+		size_t n = ns[r / 2], d = 4, nsrc = n / 2 + 1;
+		float *v = malloc(n * d * sizeof(*v));
+		long *self = malloc(nsrc * sizeof(*self));
+		struct lb_candidates x, y;
+
+		for (i = 0; i < n * d; i++)
+			v[i] = vals[relate_rand(&seed) % 9];
+		if (r % 2 && n > 8)
+			v[5 * d + 1] = NAN;	/* a NaN in a few rows */
+		for (i = 0; i < nsrc; i++)
+			self[i] = relate_rand(&seed) % 3 ?
+				  (long)(relate_rand(&seed) % n) : -1;
+		m = 1 + relate_rand(&seed) % (n + 3);
+		for (a = 0; a < 4; a++) {
+			int sym = a % 2 == 0;
+
+			if (a >= 2)
+				setenv("LINKBOT_NO_AVX2", "1", 1);
+			assert_int_equal(relate_topm(v, sym ? n : nsrc, v, n, d,
+						     sym ? NULL : self, m, 0, 0,
+						     1, &x, &err), 0);
+			setenv("LINKBOT_NO_ROW_KEYS", "1", 1);
+			assert_int_equal(relate_topm(v, sym ? n : nsrc, v, n, d,
+						     sym ? NULL : self, m, 0, 0,
+						     1, &y, &err), 0);
+			unsetenv("LINKBOT_NO_ROW_KEYS");
+			unsetenv("LINKBOT_NO_AVX2");
+			assert_memory_equal(x.target, y.target,
+					    x.n_src * m * sizeof(*x.target));
+			assert_memory_equal(x.score, y.score,
+					    x.n_src * m * sizeof(*x.score));
+			lb_candidates_release(&x);
+			lb_candidates_release(&y);
+		}
+		free(v);
+		free(self);
+	}
+}
+
 /* The keys against the heap on random rows: few distinct scores, +0 and
  * -0 among them (equal for the heap: the lower target first), every M. */
 static int median_cmp(const void *a, const void *b)
@@ -2325,6 +2382,7 @@ int main(void)
 		cmocka_unit_test(test_topm_small),
 		cmocka_unit_test(test_topm_small_ties),
 		cmocka_unit_test(test_topm_keys),
+		cmocka_unit_test(test_topm_row_keys),
 		cmocka_unit_test(test_relate_median),
 		cmocka_unit_test(test_cand_order),
 		cmocka_unit_test(test_relate_dots),
