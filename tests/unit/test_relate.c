@@ -1938,6 +1938,58 @@ static void make_random_doc(struct lb_doc *d, uint64_t *st, int k)
 	d->language = strdup("en");
 }
 
+#define TV_BITS_0 0x69c966f668b94f70ULL	/* main, 32315af */
+#define TV_BITS_1 0x6a7941a3512acf32ULL
+/*
+ * text_vectors()' weights pinned: the term rows of 150 random docs (a
+ * small vocabulary: the night's shape), hashed over their columns and
+ * weights' bits, are the bits main computed before the idf table and the
+ * smaller first vocabulary table (bench/RESULTS.md, "the build of a
+ * small client"); any change of a weight fails it. Both methods.
+ */
+static void test_text_vectors_bits(void **state)
+{
+	enum { N = 150 };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct lb_error err;
+	uint64_t st = 99, h[2] = { 0, 0 };
+	size_t i, j;
+	int plain;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		make_random_doc(&docs[i], &st, (int)i);
+		p[i] = &docs[i];
+	}
+	for (plain = 0; plain < 2; plain++) {
+		struct csr x;
+		uint64_t f = 1469598103934665603ULL;
+
+		assert_int_equal(text_vectors(p, N, NULL, plain, 1, &x, &err),
+				 0);
+		for (i = 0; i < N; i++) {
+			f = (f ^ (x.ptr[i + 1] - x.ptr[i])) * 1099511628211ULL;
+			for (j = x.ptr[i]; j < x.ptr[i + 1]; j++) {
+				uint32_t w;
+
+				memcpy(&w, &x.val[j], sizeof(w));
+				f = (f ^ x.col[j]) * 1099511628211ULL;
+				f = (f ^ w) * 1099511628211ULL;
+			}
+		}
+		h[plain] = f;
+		csr_release(&x);
+	}
+	print_message("text_vectors bits: %#llx %#llx\n",
+		      (unsigned long long)h[0], (unsigned long long)h[1]);
+	assert_true(h[0] == TV_BITS_0);
+	assert_true(h[1] == TV_BITS_1);
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
 /*
  * The sparse memo (rerank.c): a pair's dot read back is csr_dot()'s in
  * either order; the re-ranking and the whole candidates with the memo
@@ -2407,6 +2459,7 @@ int main(void)
 		cmocka_unit_test(test_extend),
 		cmocka_unit_test(test_rerank),
 		cmocka_unit_test(test_sparse_memo),
+		cmocka_unit_test(test_text_vectors_bits),
 		cmocka_unit_test(test_lsa_views),
 		cmocka_unit_test(test_lsa_spmm),
 	};
