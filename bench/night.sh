@@ -17,6 +17,17 @@
 # measured on NIGHT_SEQ_SITES (3) of the sites and scaled to all of them
 # (running it whole would take sites x ideal).
 # Smaller: NIGHT_SITES=100 NIGHT_PAGES=40 bench/night.sh
+# NIGHT_CRAWL="KEY: VALUE": one more line in the config's crawl: section
+# (e.g. "max_connections: 2000").
+# NIGHT_LATENCY_MS=N: the origin answers every request N ms after it
+# arrived (tests/lib/latency-origin.mjs instead of nginx), as hosts on the
+# internet do: the night then needs requests-a-second x N ms transfers in
+# flight (crawl.max_connections).
+# NIGHT_MIX=1: sites of different sizes, as real clients are (many-sites.py
+# --mix: the first site NIGHT_PAGES pages, the others log-uniform from 10 to
+# NIGHT_PAGES), so the ideal is still NIGHT_PAGES / NIGHT_PPM and most
+# clients' builds overlap the big hosts' crawls; the peer is scaled by
+# pages instead of sites.
 # NIGHT_SEQ_SITES=0: no peer; NIGHT_LOG=FILE keeps the run's log there
 # (and nginx's hosts.log in FILE.hosts; NIGHT_PEER_BUILD's in FILE.peer and
 # FILE.peer.hosts). NIGHT_PEER_BUILD=DIR runs the
@@ -37,9 +48,12 @@ PAGES=${NIGHT_PAGES:-100}
 PPM=${NIGHT_PPM:-240}
 JOBS=${NIGHT_JOBS:-$SITES}
 SEQ=${NIGHT_SEQ_SITES:-3}
+MIX=
+[ "${NIGHT_MIX:-0}" = 0 ] || MIX=--mix
 . tests/lib/origin.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/linkbot-night-bench.XXXXXX")
-trap 'origin_stop; rm -rf "$WORK"' EXIT
+LOADPID=
+trap '[ -z "$LOADPID" ] || kill "$LOADPID" 2>/dev/null; origin_stop; rm -rf "$WORK"' EXIT
 [ -x "$LINKBOT" ] || { echo "night.sh: build first (make BUILD=$BUILD)" >&2; exit 1; }
 
 # run DIR ARGS...: linkbot run, prints "WALL CPU MAXRSS_MIB START"
@@ -66,21 +80,38 @@ with open(sys.argv[1], "w") as log, open(sys.argv[2], "w") as cpu:
 wall = time.monotonic() - t
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 if rc != 0:
-    sys.exit(f"night.sh: linkbot run exited {rc}: see {sys.argv[1]}")
+    sys.exit(f"night.sh: linkbot run exited {rc}; the end of its log "
+             f"({sys.argv[1]}):\n" + open(sys.argv[1]).read()[-2000:])
 print(f"{wall:.2f} {r.ru_utime + r.ru_stime:.2f} {r.ru_maxrss / 1024:.0f} {t0:.3f}")
 PY
 }
 # config DIR CLIENTS_YAML
 config() {
-	python3 tests/lib/many-sites.py config "$1" "$2" "$ORIGIN_PORT" "$PPM"
+	python3 tests/lib/many-sites.py config "$1" "$2" "$ORIGIN_PORT" "$PPM" \
+		${NIGHT_CRAWL:+"$NIGHT_CRAWL"}
 }
 
-echo "== night: $SITES sites x $PAGES pages at $PPM pages/min, --jobs $JOBS"
+echo "== night: $SITES sites x $PAGES pages${MIX:+ at most (mixed sizes)} at $PPM pages/min, --jobs $JOBS"
 echo "   machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before"
 t0=$(date +%s.%N)
-python3 tests/lib/many-sites.py "$WORK/sites" "$SITES" "$PAGES"
-ORIGIN_CONNECTIONS=$((SITES * 2 + 256)) origin_start "$WORK/sites/htdocs" \
-	"$WORK/sites/site.conf"
+python3 tests/lib/many-sites.py "$WORK/sites" "$SITES" "$PAGES" $MIX
+if [ -n "${NIGHT_LATENCY_MS:-}" ]; then
+	# an origin DELAY ms away (tests/lib/latency-origin.mjs), not nginx
+	ORIGIN_WORK=$WORK/origin
+	mkdir -p "$ORIGIN_WORK/logs"
+	node tests/lib/latency-origin.mjs "$WORK/sites/htdocs" "$ORIGIN_WORK" \
+		"$NIGHT_LATENCY_MS" > "$WORK/origin.port" 2> "$WORK/origin.err" &
+	for _ in $(seq 1 100); do
+		[ -s "$WORK/origin.port" ] && break
+		sleep 0.1
+	done
+	ORIGIN_PORT=$(cat "$WORK/origin.port")
+	[ -n "$ORIGIN_PORT" ] || { echo "night.sh: the latency origin did not start" >&2; exit 1; }
+	echo "   origin: node, every answer ${NIGHT_LATENCY_MS} ms after its request"
+else
+	ORIGIN_CONNECTIONS=$((SITES * 2 + 256)) origin_start "$WORK/sites/htdocs" \
+		"$WORK/sites/site.conf"
+fi
 echo "   $SITES sites generated and served in $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
 
 # nginx_cpu: CPU seconds (user + sys) of the origin's nginx so far
@@ -104,23 +135,27 @@ PY
 # night LINKBOT NAME: the whole night with that binary in $WORK/NAME, and
 # its figures (nginx's log is emptied first: it opens it for appending)
 night() {
-	local LB=$1 name=$2 ncpu0 ncpu loadpid cpu rss start
+	local LB=$1 name=$2 ncpu0 ncpu cpu rss start
 	: > "$ORIGIN_WORK/logs/hosts.log"
 	echo "== $name: $LB"
 	config "$WORK/$name" "$WORK/sites/clients.yaml"
 	ncpu0=$(nginx_cpu)
 	# the load average during the run, sampled every 2 s (its highest)
 	( while sleep 2; do cut -d' ' -f1 /proc/loadavg; done > "$WORK/load.log" ) &
-	loadpid=$!
-	read wall cpu rss start < <(run "$WORK/$name" --jobs "$JOBS")
+	LOADPID=$!
+	if ! read wall cpu rss start < <(run "$WORK/$name" --jobs "$JOBS"); then
+		[ -z "${NIGHT_LOG:-}" ] || cp "$WORK/$name/run.log" "$NIGHT_LOG.failed"
+		exit 1
+	fi
 	if [ -n "${NIGHT_LOG:-}" ]; then
 		local keep=$NIGHT_LOG
 		[ "$name" = night ] || keep=$NIGHT_LOG.$name
 		cp "$WORK/$name/run.log" "$keep"
 		cp "$ORIGIN_WORK/logs/hosts.log" "$keep.hosts"
 	fi
-	kill "$loadpid" 2>/dev/null || true
-	wait "$loadpid" 2>/dev/null || true
+	kill "$LOADPID" 2>/dev/null || true
+	wait "$LOADPID" 2>/dev/null || true
+	LOADPID=
 	ncpu=$(python3 -c "print(round($(nginx_cpu) - $ncpu0, 1))")
 	echo "   nginx (the origin): $ncpu CPU s; load average during the run:" \
 		"max $(sort -g "$WORK/load.log" | tail -1), last $(tail -1 "$WORK/load.log")"
@@ -196,10 +231,13 @@ print("\n  - id: ".join(parts[:n + 1]))
 PY
 config "$WORK/seq" "$WORK/seq.yaml"
 read swall scpu srss sstart < <(run "$WORK/seq" --jobs 1)
-python3 - "$swall" "$SEQ" "$SITES" "$main_wall" <<'PY'
-import sys
+python3 - "$swall" "$SEQ" "$SITES" "$main_wall" "$WORK/sites/htdocs" <<'PY'
+import os, sys
 swall, seq, sites, wall = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-est = swall / seq * sites
+# scaled by pages (the same as by sites unless NIGHT_MIX)
+pages = [open(os.path.join(sys.argv[5], "s%04d.localhost" % k, "sitemap.xml")).read().count("<loc>")
+         for k in range(1, sites + 1)]
+est = swall / sum(pages[:seq]) * sum(pages)
 print(f"   peer: --jobs 1 took {swall:.1f} s for {seq} sites: the night one after "
       f"another ~{est:.0f} s ({est / 3600:.1f} h) = {est / wall:.0f} x the concurrent night")
 PY

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """many-sites.py - a night of many small sites on loopback virtual hosts.
 
-    many-sites.py DIR SITES PAGES [--ppm N] [--fail NAME] [--jobs N]
+    many-sites.py DIR SITES PAGES [--ppm N] [--fail NAME] [--jobs N] [--mix]
 
 writes, for sites s0001 .. sSITES (host s0001.localhost, ...):
   DIR/htdocs/<host>/robots.txt, sitemap.xml, blog/post-I/index.html
@@ -14,6 +14,10 @@ writes, for sites s0001 .. sSITES (host s0001.localhost, ...):
                    name http://<host>:__PORT__/sitemap.xml (origin.sh's
                    token: sed it, or let origin_start replace it)
 --fail NAME adds a client NAME whose host serves nothing (404 sitemap).
+--mix gives the sites different sizes, as a night of real clients has:
+s0001 has PAGES pages, each other site 10 * (PAGES / 10) ** u pages for a
+u uniform in [0, 1) drawn from its name (log-uniform from 10 to PAGES; the
+mean is about PAGES / ln(PAGES / 10)); without it every site has PAGES.
 
     many-sites.py config DIR CLIENTS_YAML PORT PPM [CRAWL_LINE...]
 
@@ -71,6 +75,14 @@ def page(rng, site, i, topics):
                                                "".join(paras)))
 
 
+def site_pages(name, pages):
+    """A mixed night's size of site NAME (--mix): log-uniform, 10..PAGES."""
+    if pages <= 10:
+        return pages
+    u = random.Random("size " + name).random()
+    return max(10, min(pages, round(10 * (pages / 10) ** u)))
+
+
 def config(args):
     out, clients, port, ppm = args[:4]
     os.makedirs(out, exist_ok=True)
@@ -89,6 +101,9 @@ def main():
         if len(args) < 5:
             sys.exit(__doc__)
         return config(args[1:])
+    mix = "--mix" in args
+    if mix:
+        args.remove("--mix")
     opts = {"--ppm": None, "--fail": None}
     for k in list(opts):
         if k in args:
@@ -103,6 +118,7 @@ def main():
         host = name + ".localhost"
         rng = random.Random(name)
         topics = rng.sample(sorted(TOPICS), 3)
+        n = site_pages(name, pages) if mix and name != names[0] else pages
         root = os.path.join(out, "htdocs", host)
         os.makedirs(os.path.join(root, "blog"), exist_ok=True)
         with open(os.path.join(root, "robots.txt"), "w") as f:
@@ -110,11 +126,11 @@ def main():
         with open(os.path.join(root, "sitemap.xml"), "w") as f:
             f.write('<?xml version="1.0" encoding="UTF-8"?>\n<urlset '
                     'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
-            for i in range(1, pages + 1):
+            for i in range(1, n + 1):
                 f.write("<url><loc>http://%s:__PORT__/blog/post-%d/</loc>"
                         "</url>\n" % (host, i))
             f.write("</urlset>\n")
-        for i in range(1, pages + 1):
+        for i in range(1, n + 1):
             d = os.path.join(root, "blog", "post-%d" % i)
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "index.html"), "w") as f:
