@@ -69,12 +69,15 @@ $(EDGE_MOD): $(EDGE_MOD_SRC) $(wildcard $(NGX_SRC)/src/core/nginx.h) | $(DEPS)
 	@+src/edge/nginx/build $@ $(NGX_SRC)
 
 # The dense inner loops of relate's small-site path (lsa.c's sparse times
-# dense product: y[k] += v * b[k], element by element) are vectorized:
+# dense product: y[k] += v * b[k], element by element; relate.c's
+# smoothing, nv[j] += w * v[j]; topm.c's keys of a row) are vectorized:
 # gcc 12's -O2 cost model ("very cheap") does not vectorize a loop of
 # unknown trip count. Element-wise only: floating-point sums are never
 # reordered without -ffast-math, so the results are the same bits.
 VEC      := -ftree-vectorize -fvect-cost-model=dynamic
 $(BUILD)/src/relate/lsa.o: OPT += $(VEC)
+$(BUILD)/src/relate/relate.o: OPT += $(VEC)
+$(BUILD)/src/relate/topm.o: OPT += $(VEC)
 
 $(BUILD)/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)

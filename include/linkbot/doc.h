@@ -142,5 +142,8 @@ char *lb_doc_to_json(const struct lb_doc *doc, int with_text,
 		     int with_sources);
 int lb_doc_from_json(const char *json, struct lb_doc *doc,
 		     struct lb_error *err);
+/* Tests: the direct reader of lb_doc_from_json() alone, no cJSON after
+ * it: 0 (read), else 1 (not its form, or no memory); doc released then. */
+int lb_doc_read_direct(const char *json, struct lb_doc *doc);
 
 #endif

@@ -27,6 +27,8 @@
 #define SMOOTH_MAX 50000	/* pages; automatic smoothing up to this */
 #define FLOOR_PAIRS 2000	/* random pairs measured for random_floor */
 #define FLOOR_SEED 0x5eedf1002ULL
+/* a row's targets are scored this many at a time (stack buffers) */
+#define RESCORE_CHUNK 64
 
 static double now_s(void)
 {
@@ -191,6 +193,72 @@ float relate_median(float *sc, size_t n)
 }
 
 /*
+ * random_floor()'s pairs (a[k], b[k]) scored into sc[k] as its loop
+ * scores them, grouped by their first row: row a scattered once for all
+ * its pairs, the sparse dots through the memo (each pair of the site
+ * once, shared with the re-ranking: rerank.c), the dense ones four a step
+ * (relate_dots(): dot_dbl()'s bits, which are the loop's). The same
+ * scores, so the same median (bench/RESULTS.md, "the build of a small
+ * client"). 0, or -1 out of memory.
+ */
+static int floor_pairs(const float *vec, size_t d, const struct csr *x,
+		       double w, const size_t *a, const size_t *b, size_t n,
+		       struct sparse_memo *memo, float *sc)
+{
+	size_t *start = calloc(memo->n + 2, sizeof(*start));
+	size_t *ord = malloc((n + 1) * sizeof(*ord));
+	float *acc = calloc(x->n_cols + 1, sizeof(*acc));
+	const float *bp[RESCORE_CHUNK];
+	double dd[RESCORE_CHUNK], sp[RESCORE_CHUNK];
+	uint32_t tg[RESCORE_CHUNK];
+	size_t i, k, p, r, c, at;
+	int wide = relate_dots_wide(), rc = -1;
+
+	if (start == NULL || ord == NULL || acc == NULL)
+		goto out;
+	/* the pairs by first row, in draw order within a row */
+	for (k = 0; k < n; k++)
+		start[a[k] + 2]++;
+	for (r = 0; r < memo->n; r++)
+		start[r + 2] += start[r + 1];
+	for (k = 0; k < n; k++)
+		ord[start[a[k] + 1]++] = k;
+	for (r = 0; r < memo->n; r++) {
+		if (start[r] == start[r + 1])
+			continue;
+		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
+			acc[x->col[p]] = x->val[p];
+		for (i = start[r]; i < start[r + 1]; i += c) {
+			c = start[r + 1] - i < RESCORE_CHUNK ?
+			    start[r + 1] - i : RESCORE_CHUNK;
+			if (vec) {
+				for (at = 0; at < c; at++)
+					bp[at] = vec + b[ord[i + at]] * d;
+				relate_dots(vec + r * d, bp, c, d, wide, dd);
+			}
+			for (at = 0; at < c; at++)
+				tg[at] = (uint32_t)b[ord[i + at]];
+			sparse_memo_dots(memo, acc, r, tg, c, sp);
+			for (at = 0; at < c; at++) {
+				size_t q = ord[i + at];
+
+				sc[q] = vec ? (float)rerank_score((float)dd[at],
+								  sp[at], w) :
+					      (float)sp[at];
+			}
+		}
+		for (p = x->ptr[r]; p < x->ptr[r + 1]; p++)
+			acc[x->col[p]] = 0;
+	}
+	rc = 0;
+out:
+	free(start);
+	free(ord);
+	free(acc);
+	return rc;
+}
+
+/*
  * What random pairs of the site score (lb_candidates.random_floor): the
  * cosines of FLOOR_PAIRS (source, target) pairs drawn with a fixed seed
  * over all the sources and targets (never the shard's rows only, so every
@@ -208,11 +276,11 @@ float relate_median(float *sc, size_t n)
  */
 static float random_floor(const float *vec, size_t d, const struct csr *x,
 			  double w, const size_t *srow, size_t n_src,
-			  size_t n_tgt)
+			  size_t n_tgt, struct sparse_memo *memo)
 {
 	float *sc;
 	uint64_t st = FLOOR_SEED;
-	size_t i, n = 0, tries;
+	size_t i, n = 0, tries, *pa = NULL, *pb = NULL;
 	float f = -INFINITY;
 
 	if (n_src == 0 || n_tgt == 0 || (vec == NULL && x == NULL))
@@ -220,6 +288,10 @@ static float random_floor(const float *vec, size_t d, const struct csr *x,
 	sc = malloc(FLOOR_PAIRS * sizeof(*sc));
 	if (sc == NULL)
 		return f;
+	if (x != NULL && memo != NULL && memo->v != NULL && memo->x == x) {
+		pa = malloc(2 * FLOOR_PAIRS * sizeof(*pa));
+		pb = pa ? pa + FLOOR_PAIRS : NULL;
+	}
 	for (tries = 0; n < FLOOR_PAIRS && tries < 4 * FLOOR_PAIRS; tries++) {
 		size_t a = srow[relate_rand(&st) % n_src];
 		size_t b = relate_rand(&st) % n_tgt;
@@ -227,6 +299,11 @@ static float random_floor(const float *vec, size_t d, const struct csr *x,
 
 		if (a == b)
 			continue;
+		if (pa) {	/* scored by floor_pairs() below */
+			pa[n] = a;
+			pb[n++] = b;
+			continue;
+		}
 		if (vec) {
 			for (i = 0; i < d; i++)
 				dot += (double)vec[a * d + i] * vec[b * d + i];
@@ -238,9 +315,12 @@ static float random_floor(const float *vec, size_t d, const struct csr *x,
 		}
 		sc[n++] = (float)dot;
 	}
+	if (pa && floor_pairs(vec, d, x, w, pa, pb, n, memo, sc) == -1)
+		n = 0;	/* no memory: no floor */
 	if (n > 0)
 		f = relate_median(sc, n);
 	free(sc);
+	free(pa);
 	return f;
 }
 
@@ -522,8 +602,6 @@ int relate_dots_wide(void)
 #endif
 }
 
-/* a row's targets are scored this many at a time (stack buffers) */
-#define RESCORE_CHUNK 64
 
 static void *rescore_rows(void *arg)
 {
@@ -588,6 +666,7 @@ int relate_candidates(const struct lb_relate_input *in,
 	long *gself = NULL;
 	uint32_t *done = NULL;
 	struct csr x = { 0 };
+	struct sparse_memo memo = { 0 };
 	int same = in->n_src == in->n_tgt, rc = -1;
 	double tm[4];
 	int nthreads = opts->threads > 0 ? opts->threads :
@@ -631,7 +710,8 @@ int relate_candidates(const struct lb_relate_input *in,
 		if (text_vectors(docs, n_docs, in->text, 1, nthreads, &x,
 				 err) == -1)
 			goto out;
-		if (lb_candidates_init(out, re - rb, m) == -1)
+		if (lb_candidates_init(out, re - rb, m) == -1 ||
+		    sparse_memo_init(&memo, &x) == -1)
 			goto nomem;
 		for (i = 0; i < in->n_src; i++)
 			gself[i] = same ? (long)i :
@@ -640,7 +720,7 @@ int relate_candidates(const struct lb_relate_input *in,
 				     out, err) == -1)
 			goto out;
 		out->random_floor = random_floor(NULL, 0, &x, 0, srow, in->n_src,
-						 in->n_tgt);
+						 in->n_tgt, &memo);
 		goto extend;
 	}
 
@@ -691,11 +771,12 @@ int relate_candidates(const struct lb_relate_input *in,
 	 * lists twice as deep, for the re-ranking */
 	if (x.ptr)
 		m = RERANK_DEPTH * opts->m;
-	if (lb_candidates_init(out, re - rb, m) == -1)
+	if (lb_candidates_init(out, re - rb, m) == -1 ||
+	    (x.ptr && sparse_memo_init(&memo, &x) == -1))
 		goto nomem;
 	out->random_floor = random_floor(vec, d, x.ptr ? &x : NULL,
 					 RERANK_SPARSE, srow, in->n_src,
-					 in->n_tgt);
+					 in->n_tgt, &memo);
 	key = malloc((n_docs + 1) * sizeof(*key));
 	gs = malloc((in->n_src + 1) * sizeof(*gs));
 	gt = malloc((in->n_tgt + 1) * sizeof(*gt));
@@ -787,7 +868,7 @@ int relate_candidates(const struct lb_relate_input *in,
 	if (x.ptr) {
 		tm[3] = now_s();
 		if (rerank_hybrid(out, &x, srow, rb, opts->m, RERANK_SPARSE,
-				  nthreads, err) == -1)
+				  nthreads, &memo, err) == -1)
 			goto out;
 		log_debug("relate: hybrid re-ranking of %zu rows in %.2f s",
 			  re - rb, now_s() - tm[3]);
@@ -803,6 +884,7 @@ nomem:
 out:
 	if (rc == -1)
 		lb_candidates_release(out);
+	sparse_memo_release(&memo);
 	csr_release(&x);
 	free(docs);
 	free(srow);

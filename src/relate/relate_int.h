@@ -174,9 +174,52 @@ int lsa_orth(float *a, size_t rows, size_t l, float *tau);
  */
 #define RERANK_SPARSE 0.5	/* a: the sparse cosine's share */
 #define RERANK_DEPTH 2		/* dense candidates re-scored: 2M */
+
+/*
+ * Sparse memo (rerank.c): a small site's sparse dots, each unordered
+ * pair of doc rows computed once. Design notes: random_floor() and the
+ * re-ranking both score pairs by csr_dot(); on a site of 100 pages the
+ * re-ranking's 2M candidates a row are two thirds of all pairs, so most
+ * pairs come twice, (a, b) in a's list and (b, a) in b's, and the 2,000
+ * random pairs are mostly among them. csr_dot(x, a, b) is csr_dot(x, b,
+ * a), bit for bit: the same exact products (a float times a float in
+ * double), added in the same order (increasing column). So the first
+ * computation of a pair is kept in a triangle of doubles and read back
+ * for the other. Up to SPARSE_MEMO_MAX doc rows (a triangle of 1.2 MB at
+ * 512); none with LINKBOT_NO_SPARSE_MEMO (tests: the same bits without).
+ * Not shared between threads: rerank_hybrid() uses it on one thread
+ * only (the small sites').
+ */
+#define SPARSE_MEMO_MAX 512
+struct sparse_memo {
+	const struct csr *x;
+	size_t n;		/* doc rows; 0: no memo */
+	double *v;		/* n (n - 1) / 2 dots */
+	unsigned char *have;	/* v[k] computed */
+	float *xd;		/* x's rows dense over its vd used columns
+				   (a small vocabulary: rerank.c,
+				   memo_dense()), or NULL */
+	size_t vd;
+	int wide;		/* relate_dots_wide() */
+};
+#define SPARSE_MEMO_BATCH 64
+/* 0 (a memo, or none when x is too large or the environment says so),
+ * -1 out of memory (m then has none) */
+int sparse_memo_init(struct sparse_memo *m, const struct csr *x);
+void sparse_memo_release(struct sparse_memo *m);
+/* csr_dot(m->x, r, t), acc holding row r scattered (zero elsewhere);
+ * computed once a pair with a memo; m may have none (v NULL, x set). */
+double sparse_memo_dot(struct sparse_memo *m, const float *acc, size_t r,
+		       size_t t);
+/* out[j] = csr_dot(m->x, r, t[j]) for j < n <= SPARSE_MEMO_BATCH, acc
+ * as above; with the memo's dense rows four a step (same bits) */
+void sparse_memo_dots(struct sparse_memo *m, const float *acc, size_t r,
+		      const uint32_t *t, size_t n, double *out);
+
 int rerank_hybrid(struct lb_candidates *c, const struct csr *x,
 		  const size_t *srow, size_t rb, size_t m, double a,
-		  int threads, struct lb_error *err);
+		  int threads, struct sparse_memo *memo,
+		  struct lb_error *err);
 /* (1 - a) dense + a sparse, as a float */
 float rerank_score(float dense, double sparse, double a);
 

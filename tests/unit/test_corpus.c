@@ -815,10 +815,29 @@ static void test_doc_read(void **state)
 	};
 	size_t i;
 
+	/* what the direct reader reads itself, the values it drops (a
+	 * stored doc's "sources", an unknown key's string or list) passed
+	 * without a copy, escapes among them */
+	static const char *const direct[] = {
+		"{\"sources\":{\"title\":\"h1\",\"url\":\"url\"},\"title\":\"t\"}",
+		"{\"sources\":{\"ti\\\"tle\":\"h\\n1\"},\"title\":\"t\"}",
+		"{\"sources\":{},\"title\":\"t\"}",
+		"{\"other\":\"a\\\\b\",\"title\":\"t\"}",
+		"{\"other\":[\"x\",\"y\\t\"],\"title\":\"t\"}",
+	};
+	struct lb_doc d;
+
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		doc_read_same(cases[i]);
 		doc_read_mutations(cases[i]);
+	}
+	for (i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
+		doc_read_same(direct[i]);
+		lb_doc_init(&d);
+		assert_int_equal(lb_doc_read_direct(direct[i], &d), 0);
+		assert_string_equal(d.title, "t");
+		lb_doc_release(&d);
 	}
 }
 

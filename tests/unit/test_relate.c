@@ -438,6 +438,63 @@ static void test_topm_small_ties(void **state)
 	}
 }
 
+/*
+ * The small path's keys of a row without a branch (topm.c, row_keys())
+ * against the loop with its tests (LINKBOT_NO_ROW_KEYS): the same lists,
+ * on rows of few distinct scores (ties, -0 and +0, infinities), the
+ * same set and two sets with a self, the AVX2 loop and the plain one
+ * (LINKBOT_NO_AVX2), and a row with a NaN (the loop's path).
+ */
+static void test_topm_row_keys(void **state)
+{
+	static const float vals[] = { -0.0f, 0.0f, 0.5f, -0.5f, 1.0f,
+				      -1.0f, 0.25f, 1e-30f, -1e-30f };
+	size_t ns[] = { 2, 7, 8, 9, 33, 99, 100, 257, 512 }, a, i, m, r;
+	uint64_t seed = 123;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	for (r = 0; r < 2 * sizeof(ns) / sizeof(ns[0]); r++) {
+		size_t n = ns[r / 2], d = 4, nsrc = n / 2 + 1;
+		float *v = malloc(n * d * sizeof(*v));
+		long *self = malloc(nsrc * sizeof(*self));
+		struct lb_candidates x, y;
+
+		for (i = 0; i < n * d; i++)
+			v[i] = vals[relate_rand(&seed) % 9];
+		if (r % 2 && n > 8)
+			v[5 * d + 1] = NAN;	/* a NaN in a few rows */
+		for (i = 0; i < nsrc; i++)
+			self[i] = relate_rand(&seed) % 3 ?
+				  (long)(relate_rand(&seed) % n) : -1;
+		m = 1 + relate_rand(&seed) % (n + 3);
+		for (a = 0; a < 4; a++) {
+			int sym = a % 2 == 0;
+
+			if (a >= 2)
+				setenv("LINKBOT_NO_AVX2", "1", 1);
+			assert_int_equal(relate_topm(v, sym ? n : nsrc, v, n, d,
+						     sym ? NULL : self, m, 0, 0,
+						     1, &x, &err), 0);
+			setenv("LINKBOT_NO_ROW_KEYS", "1", 1);
+			assert_int_equal(relate_topm(v, sym ? n : nsrc, v, n, d,
+						     sym ? NULL : self, m, 0, 0,
+						     1, &y, &err), 0);
+			unsetenv("LINKBOT_NO_ROW_KEYS");
+			unsetenv("LINKBOT_NO_AVX2");
+			assert_memory_equal(x.target, y.target,
+					    x.n_src * m * sizeof(*x.target));
+			assert_memory_equal(x.score, y.score,
+					    x.n_src * m * sizeof(*x.score));
+			lb_candidates_release(&x);
+			lb_candidates_release(&y);
+		}
+		free(v);
+		free(self);
+	}
+}
+
 /* The keys against the heap on random rows: few distinct scores, +0 and
  * -0 among them (equal for the heap: the lower target first), every M. */
 static int median_cmp(const void *a, const void *b)
@@ -1781,7 +1838,7 @@ static void test_rerank(void **state)
 	/* source 1: two candidates tied in both scores, then padding */
 	c.target[4] = 2; c.score[4] = 0.6f;
 	c.target[5] = 0; c.score[5] = 0.6f;
-	assert_int_equal(rerank_hybrid(&c, &x, srow, 0, 3, 0.5, 1, &err), 0);
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 0, 3, 0.5, 1, NULL, &err), 0);
 	assert_int_equal(c.m, 3);
 	assert_int_equal(c.n_src, 2);
 	assert_true(c.random_floor == -0.25f);
@@ -1802,7 +1859,7 @@ static void test_rerank(void **state)
 	assert_int_equal(lb_candidates_init(&c, 1, 2), 0);
 	c.target[0] = 1; c.score[0] = 0.5f;
 	c.target[1] = 0; c.score[1] = 0.5f;
-	assert_int_equal(rerank_hybrid(&c, &x, srow, 3, 2, 0.5, 1, &err), 0);
+	assert_int_equal(rerank_hybrid(&c, &x, srow, 3, 2, 0.5, 1, NULL, &err), 0);
 	assert_int_equal(c.target[0], 1);	/* sparse 0.8 beats 0.6 */
 	assert_true(fabsf(c.score[0] - 0.65f) < 1e-6f);
 	assert_int_equal(c.target[1], 0);
@@ -1837,9 +1894,9 @@ static void test_rerank(void **state)
 				(float)(relate_rand(&st) % 5) / 8;
 		}
 		assert_int_equal(rerank_hybrid(&c, &y, sr, 0, MC / 2, 0.5, 1,
-					       &err), 0);
+					       NULL, &err), 0);
 		assert_int_equal(rerank_hybrid(&d, &y, sr, 0, MC / 2, 0.5, 3,
-					       &err), 0);
+					       NULL, &err), 0);
 		assert_memory_equal(c.target, d.target,
 				    N * MC / 2 * sizeof(*c.target));
 		assert_memory_equal(c.score, d.score,
@@ -1855,6 +1912,342 @@ static void test_rerank(void **state)
 		free(c2);
 		free(v2);
 	}
+}
+
+/* random docs of words from a small vocabulary: sparse dots of every kind */
+static void make_random_doc(struct lb_doc *d, uint64_t *st, int k)
+{
+	static const char *w[] = { "river", "stone", "bridge", "castle",
+		"harbor", "lantern", "meadow", "orchard", "quarry", "saddle",
+		"tunnel", "valley", "window", "yarrow", "anchor", "beacon",
+		"canyon", "dune", "ember", "fjord", "glacier", "heron",
+		"island", "juniper", "kettle", "lagoon", "marsh", "nectar" };
+	char buf[2048];
+	size_t n = 0, i, words = 4 + relate_rand(st) % 40;
+
+	lb_doc_init(d);
+	for (i = 0; i < words && n + 40 < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s ",
+				      w[relate_rand(st) % 28],
+				      relate_rand(st) % 3 ? "" : "s");
+	d->text = strdup(buf);
+	snprintf(buf, sizeof(buf), "Page %d %s", k, w[relate_rand(st) % 28]);
+	d->title = strdup(buf);
+	snprintf(buf, sizeof(buf), "https://x.test/p-%d/", k);
+	d->url = strdup(buf);
+	d->language = strdup("en");
+}
+
+#define TV_BITS_0 0x69c966f668b94f70ULL	/* main, 32315af */
+#define TV_BITS_1 0x6a7941a3512acf32ULL
+/*
+ * text_vectors()' weights pinned: the term rows of 150 random docs (a
+ * small vocabulary: the night's shape), hashed over their columns and
+ * weights' bits, are the bits main computed before the idf table and the
+ * smaller first vocabulary table (bench/RESULTS.md, "the build of a
+ * small client"); any change of a weight fails it. Both methods.
+ */
+static void test_text_vectors_bits(void **state)
+{
+	enum { N = 150 };
+	struct lb_doc docs[N];
+	const struct lb_doc *p[N];
+	struct lb_error err;
+	uint64_t st = 99, h[2] = { 0, 0 };
+	size_t i, j;
+	int plain;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		make_random_doc(&docs[i], &st, (int)i);
+		p[i] = &docs[i];
+	}
+	for (plain = 0; plain < 2; plain++) {
+		struct csr x;
+		uint64_t f = 1469598103934665603ULL;
+
+		assert_int_equal(text_vectors(p, N, NULL, plain, 1, &x, &err),
+				 0);
+		for (i = 0; i < N; i++) {
+			f = (f ^ (x.ptr[i + 1] - x.ptr[i])) * 1099511628211ULL;
+			for (j = x.ptr[i]; j < x.ptr[i + 1]; j++) {
+				uint32_t w;
+
+				memcpy(&w, &x.val[j], sizeof(w));
+				f = (f ^ x.col[j]) * 1099511628211ULL;
+				f = (f ^ w) * 1099511628211ULL;
+			}
+		}
+		h[plain] = f;
+		csr_release(&x);
+	}
+	print_message("text_vectors bits: %#llx %#llx\n",
+		      (unsigned long long)h[0], (unsigned long long)h[1]);
+	assert_true(h[0] == TV_BITS_0);
+	assert_true(h[1] == TV_BITS_1);
+	for (i = 0; i < N; i++)
+		lb_doc_release(&docs[i]);
+}
+
+/*
+ * The sparse memo (rerank.c): a pair's dot read back is csr_dot()'s in
+ * either order; the re-ranking and the whole candidates with the memo
+ * are the bits without it (LINKBOT_NO_SPARSE_MEMO), on sites of a few to
+ * a few hundred pages, one set and two, both methods that use it.
+ */
+static void test_sparse_memo(void **state)
+{
+	enum { N = 120, MC = 16 };
+	uint64_t st = 11;
+	size_t i, j, round;
+	int shape;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	/* the memo against csr_dot(), both orders, twice (the second read
+	 * from the memo); a vocabulary of 200 terms (scattered rows) and of
+	 * 24 (dense rows, memo_dense()) */
+	for (shape = 0; shape < 2; shape++) {
+		uint32_t ncol = shape ? 24 : 200, step = shape ? 3 : 12;
+		size_t *ptr = malloc((N + 1) * sizeof(*ptr)), nnz = 0;
+		uint32_t *col = malloc(N * 40 * sizeof(*col));
+		float *val = malloc(N * 40 * sizeof(*val));
+		float *acc = calloc(ncol, sizeof(*acc));
+		struct csr x = { .n_rows = N, .n_cols = ncol, .ptr = ptr,
+				 .col = col, .val = val };
+		struct sparse_memo m;
+		size_t known = 0;
+
+		for (i = 0; i < N; i++) {
+			uint32_t c = (uint32_t)(relate_rand(&st) % 7);
+
+			ptr[i] = nnz;
+			for (; c < ncol && nnz - ptr[i] < 40;
+			     c += 1 + (uint32_t)(relate_rand(&st) % step)) {
+				col[nnz] = c;
+				val[nnz++] = (float)(relate_rand(&st) % 1000 +
+						     1) / 997.0f;
+			}
+		}
+		ptr[N] = nnz;
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		assert_non_null(m.v);
+		if (shape)
+			assert_non_null(m.xd);
+		else
+			assert_null(m.xd);
+		for (round = 0; round < 2; round++)
+			for (i = 0; i < N; i++) {
+				for (j = ptr[i]; j < ptr[i + 1]; j++)
+					acc[col[j]] = val[j];
+				for (j = 0; j < N; j++) {
+					double a = sparse_memo_dot(&m, acc, i,
+								   j);
+					double b = csr_dot(&x, i, j);
+
+					assert_memory_equal(&a, &b, sizeof(a));
+				}
+				for (j = ptr[i]; j < ptr[i + 1]; j++)
+					acc[col[j]] = 0;
+			}
+		for (i = 0; i < N * (N - 1) / 2; i++)
+			known += m.have[i];
+		assert_int_equal(known, N * (N - 1) / 2);
+		sparse_memo_release(&m);
+		/* the batches, from an empty memo: targets in random order,
+		 * the row itself among them */
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		for (i = 0; i < N; i++) {
+			uint32_t tg[SPARSE_MEMO_BATCH];
+			double sp[SPARSE_MEMO_BATCH];
+			size_t c = 1 + relate_rand(&st) % SPARSE_MEMO_BATCH;
+
+			for (j = ptr[i]; j < ptr[i + 1]; j++)
+				acc[col[j]] = val[j];
+			for (j = 0; j < c; j++)
+				tg[j] = (uint32_t)(relate_rand(&st) % N);
+			tg[0] = (uint32_t)i;
+			sparse_memo_dots(&m, acc, i, tg, c, sp);
+			for (j = 0; j < c; j++) {
+				double b = csr_dot(&x, i, tg[j]);
+
+				assert_memory_equal(&sp[j], &b, sizeof(b));
+			}
+			for (j = ptr[i]; j < ptr[i + 1]; j++)
+				acc[col[j]] = 0;
+		}
+		sparse_memo_release(&m);
+		setenv("LINKBOT_NO_SPARSE_MEMO", "1", 1);
+		assert_int_equal(sparse_memo_init(&m, &x), 0);
+		unsetenv("LINKBOT_NO_SPARSE_MEMO");
+		assert_null(m.v);
+		sparse_memo_release(&m);
+
+		/* the re-ranking with a memo (twice: filled, then read) and
+		 * without: the same bits */
+		for (round = 0; round < 3; round++) {
+			struct lb_candidates c[3];
+			size_t sr[N];
+			int k;
+
+			assert_int_equal(sparse_memo_init(&m, &x), 0);
+			for (k = 0; k < 3; k++)
+				assert_int_equal(lb_candidates_init(&c[k], N,
+								    MC), 0);
+			for (i = 0; i < N; i++) {
+				sr[i] = i;
+				for (j = 0; j < MC; j++) {
+					uint32_t t = (uint32_t)(relate_rand(&st) % N);
+					float sc = (float)(relate_rand(&st) % 9) / 8;
+
+					if (t == i || relate_rand(&st) % 5 == 0)
+						t = LB_NO_TARGET;
+					for (k = 0; k < 3; k++) {
+						c[k].target[i * MC + j] = t;
+						c[k].score[i * MC + j] = sc;
+					}
+				}
+			}
+			assert_int_equal(rerank_hybrid(&c[0], &x, sr, 0, MC / 2,
+						       0.5, 1, &m, &err), 0);
+			assert_int_equal(rerank_hybrid(&c[1], &x, sr, 0, MC / 2,
+						       0.5, 1, &m, &err), 0);
+			assert_int_equal(rerank_hybrid(&c[2], &x, sr, 0, MC / 2,
+						       0.5, 1, NULL, &err), 0);
+			for (k = 0; k < 2; k++) {
+				assert_memory_equal(c[k].target, c[2].target,
+						    N * MC / 2 * sizeof(*c[2].target));
+				assert_memory_equal(c[k].score, c[2].score,
+						    N * MC / 2 * sizeof(*c[2].score));
+			}
+			for (i = 0, known = 0; i < N * (N - 1) / 2; i++)
+				known += m.have[i];
+			assert_true(known > 0);
+			for (k = 0; k < 3; k++)
+				lb_candidates_release(&c[k]);
+			sparse_memo_release(&m);
+		}
+		free(ptr);
+		free(col);
+		free(val);
+		free(acc);
+	}
+
+	/* whole candidates: random_floor and the re-ranking */
+	for (round = 0; round < 12; round++) {
+		size_t n = (size_t[]){ 3, 9, 40, 100, 101, 150, 257, 300,
+				       100, 60, 200, 30 }[round];
+		struct lb_doc *docs = calloc(n, sizeof(*docs));
+		const struct lb_doc **p = calloc(n, sizeof(*p));
+		long *self = calloc(n, sizeof(*self));
+		const struct lb_doc **half = calloc(n, sizeof(*half));
+		struct lb_relate_input in = { 0 };
+		struct lb_relate_opts o = { .m = 8, .threads = 1 };
+		struct lb_candidates a, b;
+		int meth;
+
+		for (i = 0; i < n; i++) {
+			make_random_doc(&docs[i], &st, (int)i);
+			p[i] = &docs[i];
+		}
+		in.tgt = p;
+		in.n_tgt = n;
+		if (round % 3 == 2) {
+			/* two sets: every other page a source, its self */
+			for (i = 0, j = 0; i < n; i += 2, j++) {
+				half[j] = p[i];
+				self[j] = (long)i;
+			}
+			in.src = half;
+			in.n_src = j;
+			in.self = self;
+		} else {
+			in.src = p;
+			in.n_src = n;
+		}
+		for (meth = LB_RELATE_LSA; meth <= LB_RELATE_TFIDF; meth++) {
+			o.method = (enum lb_relate_method)meth;
+			assert_int_equal(relate_candidates(&in, &o, &a, &err),
+					 0);
+			setenv("LINKBOT_NO_SPARSE_MEMO", "1", 1);
+			assert_int_equal(relate_candidates(&in, &o, &b, &err),
+					 0);
+			unsetenv("LINKBOT_NO_SPARSE_MEMO");
+			assert_int_equal(a.m, b.m);
+			assert_int_equal(a.n_src, b.n_src);
+			assert_memory_equal(&a.random_floor, &b.random_floor,
+					    sizeof(a.random_floor));
+			assert_memory_equal(a.target, b.target,
+					    a.n_src * a.m * sizeof(*a.target));
+			assert_memory_equal(a.score, b.score,
+					    a.n_src * a.m * sizeof(*a.score));
+			lb_candidates_release(&a);
+			lb_candidates_release(&b);
+		}
+		for (i = 0; i < n; i++)
+			lb_doc_release(&docs[i]);
+		free(half);
+		free(docs);
+		free(p);
+		free(self);
+	}
+}
+
+/*
+ * The LSA's sparse products four AVX registers a row (lsa.c, spmm_avx())
+ * against the plain loop (LINKBOT_NO_AVX2): the same bits, for widths l
+ * = k + 10 on either side of 8, 32 and 64 columns, on one thread and
+ * three, rows with no entry among them.
+ */
+static void test_lsa_spmm(void **state)
+{
+	enum { N = 90, V = 300 };
+	size_t ks[] = { 1, 5, 6, 14, 21, 22, 23, 30, 53, 54, 55, 60 };
+	size_t *ptr = malloc((N + 1) * sizeof(*ptr)), nnz = 0, i, r;
+	uint32_t *col = malloc(N * 60 * sizeof(*col));
+	float *val = malloc(N * 60 * sizeof(*val));
+	struct csr x = { .n_rows = N, .n_cols = V, .ptr = ptr, .col = col,
+			 .val = val };
+	struct lb_error err;
+	uint64_t st = 5;
+
+	(void)state;
+	lb_error_init(&err);
+	for (i = 0; i < N; i++) {
+		uint32_t c = (uint32_t)(relate_rand(&st) % 9);
+
+		ptr[i] = nnz;
+		if (i % 17 == 3)
+			continue;	/* a page without terms */
+		for (; c < V && nnz - ptr[i] < 60;
+		     c += 1 + (uint32_t)(relate_rand(&st) % 15)) {
+			col[nnz] = c;
+			val[nnz++] = (float)(relate_rand(&st) % 4096 + 1) /
+				     4099.0f;
+		}
+	}
+	ptr[N] = nnz;
+	for (r = 0; r < sizeof(ks) / sizeof(ks[0]); r++) {
+		size_t ka = ks[r], kb = ks[r];
+		float *a = NULL, *b = NULL;
+		int threads = r % 2 ? 3 : 1;
+
+		assert_int_equal(lsa_project(&x, &ka, 42 + r, threads, &a,
+					     &err), 0);
+		setenv("LINKBOT_NO_AVX2", "1", 1);
+		assert_int_equal(lsa_project(&x, &kb, 42 + r, threads, &b,
+					     &err), 0);
+		unsetenv("LINKBOT_NO_AVX2");
+		assert_int_equal(ka, kb);
+		assert_memory_equal(a, b, N * ka * sizeof(*a));
+		free(a);
+		free(b);
+	}
+	free(ptr);
+	free(col);
+	free(val);
 }
 
 /* The LSA's two views (lsa.c): the join's cosine is the mix of the views'
@@ -2041,6 +2434,7 @@ int main(void)
 		cmocka_unit_test(test_topm_small),
 		cmocka_unit_test(test_topm_small_ties),
 		cmocka_unit_test(test_topm_keys),
+		cmocka_unit_test(test_topm_row_keys),
 		cmocka_unit_test(test_relate_median),
 		cmocka_unit_test(test_cand_order),
 		cmocka_unit_test(test_relate_dots),
@@ -2064,7 +2458,10 @@ int main(void)
 		cmocka_unit_test(test_text_source),
 		cmocka_unit_test(test_extend),
 		cmocka_unit_test(test_rerank),
+		cmocka_unit_test(test_sparse_memo),
+		cmocka_unit_test(test_text_vectors_bits),
 		cmocka_unit_test(test_lsa_views),
+		cmocka_unit_test(test_lsa_spmm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
