@@ -292,11 +292,17 @@ static int on_listed(const char *key, void *arg)
 
 static char *folder_key(const struct lb_publish *p, const char *key)
 {
-	size_t n = strlen(p->folder) + strlen(key) + 2;
-	char *s = malloc(n);
+	size_t nf = strlen(p->folder), nk = strlen(key);
+	char *s = malloc(nf + nk + 2), *q;
 
-	if (s != NULL)
-		snprintf(s, n, "%s%s%s", p->folder, *p->folder ? "/" : "", key);
+	if (s == NULL)
+		return NULL;
+	q = s;	/* "folder/key", or "key" for the root folder */
+	memcpy(q, p->folder, nf);
+	q += nf;
+	if (nf > 0)
+		*q++ = '/';
+	memcpy(q, key, nk + 1);
 	return s;
 }
 
