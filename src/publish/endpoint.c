@@ -389,6 +389,14 @@ int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 	}
 	if (add_random_pool(&a, pages, job->seed, err) < 0)
 		goto out;
+	/* Rendered: the compressor goes back to the pool and the link cache
+	 * goes before the commit, which waits for the night's shared syncs
+	 * with its slot given back; the clients publishing meanwhile take
+	 * this compressor rather than making their own. */
+	lb_gzip_free(a.gz);
+	a.gz = NULL;
+	render_cache_free(a.cache);
+	a.cache = NULL;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
 	publish_set_max_delete(a.pub, job->allow_shrink ? -1.0 : ep->max_shrink);
