@@ -4,6 +4,8 @@
  *
  *   struct lb_publish *p = publish_new("demo/blog");
  *   publish_add(p, "pages/<id>.json", gz, len, &meta, &err);   (copies)
+ *   publish_add_owned(p, key, gz, len, &meta, &err);   (takes gz, a
+ *                                 malloc'd buffer, and frees it on failure)
  *   publish_commit(p, st, dry_run, &stats, &err);
  *   publish_free(p);
  *
@@ -44,6 +46,9 @@ void publish_free(struct lb_publish *p);
 int publish_add(struct lb_publish *p, const char *key, const void *data,
 		size_t len, const struct lb_object_meta *meta,
 		struct lb_error *err);
+int publish_add_owned(struct lb_publish *p, const char *key, char *data,
+		      size_t len, const struct lb_object_meta *meta,
+		      struct lb_error *err);
 int publish_commit(struct lb_publish *p, struct lb_store *st, int dry_run,
 		   struct lb_publish_stats *stats, struct lb_error *err);
 
@@ -75,11 +80,15 @@ int lb_gzip(const void *data, size_t len, char **out, size_t *out_len,
  * The same for many objects: one compressor (libdeflate, level 9: its
  * tables made once) for all of them, so that a publish of many small
  * answers does not allocate it for each. lb_gzip_run() gives the bytes
- * lb_gzip() gives. Not thread-safe: one per thread.
+ * lb_gzip() gives. Not thread-safe: one per thread. lb_gzip_free() keeps
+ * up to 16 idle compressors in a process-wide pool (thread-safe) that
+ * lb_gzip_new() takes from first; lb_gzip_pool_drain() frees the idle ones
+ * (and says how many there were).
  */
 struct lb_gzip;
 struct lb_gzip *lb_gzip_new(void);
 void lb_gzip_free(struct lb_gzip *gz);
+size_t lb_gzip_pool_drain(void);
 int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
 		size_t *out_len, struct lb_error *err);
 

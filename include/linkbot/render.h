@@ -106,5 +106,8 @@ char *render_module_map(const struct lb_doc *self,
  * bound. Returns NULL for NULL or when nothing is left (all white space).
  */
 char *render_clean_text(const char *s, size_t max_chars);
+/* The same for a URL field: white space and control characters dropped,
+ * not collapsed, and a cut without looking for a word boundary. */
+char *render_clean_url(const char *s, size_t max_chars);
 
 #endif

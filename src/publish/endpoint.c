@@ -103,9 +103,8 @@ static int add_answer(struct answers *a, const struct lb_doc *src,
 	if (lb_gzip_run(a->gz, json, strlen(json), &gz, &gzlen, err) < 0)
 		goto out;
 	layout_page_key(key, sizeof(key), "", id);
-	if (publish_add(a->pub, key, gz, gzlen, &page_meta, err) < 0)
-		goto out;
-	rc = 0;
+	rc = publish_add_owned(a->pub, key, gz, gzlen, &page_meta, err);
+	gz = NULL;	/* the publish's now, or freed */
 out:
 	free(json);
 	free(gz);
@@ -157,11 +156,11 @@ static int add_random_pool(struct answers *a, const struct pages *pages,
 		}
 		free(lj);
 	}
-	if (lb_buf_adds(&b, "]}", err) < 0 ||
-	    publish_add(a->pub, LAYOUT_POOL, b.data, b.len, &plain_meta,
-			err) < 0)
+	if (lb_buf_adds(&b, "]}", err) < 0)
 		goto out;
-	rc = 0;
+	rc = publish_add_owned(a->pub, LAYOUT_POOL, b.data, b.len, &plain_meta,
+			       err);
+	lb_buf_init(&b, b.cap);	/* the publish's now, or freed */
 out:
 	page_list_release(&tgt);
 	lb_buf_release(&b);
@@ -390,6 +389,14 @@ int publish_endpoint(const struct lb_publish_job *job, struct lb_error *err)
 	}
 	if (add_random_pool(&a, pages, job->seed, err) < 0)
 		goto out;
+	/* Rendered: the compressor goes back to the pool and the link cache
+	 * goes before the commit, which waits for the night's shared syncs
+	 * with its slot given back; the clients publishing meanwhile take
+	 * this compressor rather than making their own. */
+	lb_gzip_free(a.gz);
+	a.gz = NULL;
+	render_cache_free(a.cache);
+	a.cache = NULL;
 	log_stage("publish");
 	memset(&ps, 0, sizeof(ps));
 	publish_set_max_delete(a.pub, job->allow_shrink ? -1.0 : ep->max_shrink);

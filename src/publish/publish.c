@@ -50,6 +50,7 @@
  * Cost: O(n log n) to sort and look up, one manifest read, at most two
  * manifest writes, and one request per changed object.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,33 +153,34 @@ static char *dup_or_null(const char *s, int *nomem)
 	return d;
 }
 
-int publish_add(struct lb_publish *p, const char *key, const void *data,
-		size_t len, const struct lb_object_meta *meta,
-		struct lb_error *err)
+/* Adds key with data (malloc'd: owned from here on, freed on failure). */
+static int add_obj(struct lb_publish *p, const char *key, char *data,
+		   size_t len, const struct lb_object_meta *meta,
+		   struct lb_error *err)
 {
 	struct pub_obj *o;
 	int nomem = 0;
 
-	if (key == NULL || *key == '\0' || strcmp(key, LAYOUT_MANIFEST) == 0)
+	if (key == NULL || *key == '\0' || strcmp(key, LAYOUT_MANIFEST) == 0) {
+		free(data);
 		return lb_error_set(err, LB_EINVALID,
 				    "'%s' cannot be published as an object",
 				    key ? key : "");
+	}
 	if (p->n == p->alloc) {
 		size_t na = p->alloc ? p->alloc * 2 : 1024;
 		struct pub_obj *v = realloc(p->obj, na * sizeof(*v));
-		if (v == NULL)
+		if (v == NULL) {
+			free(data);
 			return lb_error_set(err, LB_ENOMEM, "out of memory");
+		}
 		p->obj = v;
 		p->alloc = na;
 	}
 	o = &p->obj[p->n];
 	memset(o, 0, sizeof(*o));
 	o->key = dup_or_null(key, &nomem);
-	o->data = malloc(len ? len : 1);
-	if (o->data == NULL)
-		nomem = 1;
-	else if (len > 0)
-		memcpy(o->data, data, len);
+	o->data = data;
 	o->len = len;
 	if (meta != NULL) {
 		o->content_type = dup_or_null(meta->content_type, &nomem);
@@ -192,6 +194,29 @@ int publish_add(struct lb_publish *p, const char *key, const void *data,
 	lb_sha256_hex(o->data, len, o->hash, HASH_HEX);
 	p->n++;
 	return 0;
+}
+
+int publish_add(struct lb_publish *p, const char *key, const void *data,
+		size_t len, const struct lb_object_meta *meta,
+		struct lb_error *err)
+{
+	char *copy = malloc(len ? len : 1);
+
+	if (copy == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	if (len > 0)
+		memcpy(copy, data, len);
+	return add_obj(p, key, copy, len, meta, err);
+}
+
+int publish_add_owned(struct lb_publish *p, const char *key, char *data,
+		      size_t len, const struct lb_object_meta *meta,
+		      struct lb_error *err)
+{
+	if (data == NULL)
+		return lb_error_set(err, LB_EINVALID, "no data for '%s'",
+				    key ? key : "");
+	return add_obj(p, key, data, len, meta, err);
 }
 
 static int cmp_obj(const void *a, const void *b)
@@ -267,11 +292,17 @@ static int on_listed(const char *key, void *arg)
 
 static char *folder_key(const struct lb_publish *p, const char *key)
 {
-	size_t n = strlen(p->folder) + strlen(key) + 2;
-	char *s = malloc(n);
+	size_t nf = strlen(p->folder), nk = strlen(key);
+	char *s = malloc(nf + nk + 2), *q;
 
-	if (s != NULL)
-		snprintf(s, n, "%s%s%s", p->folder, *p->folder ? "/" : "", key);
+	if (s == NULL)
+		return NULL;
+	q = s;	/* "folder/key", or "key" for the root folder */
+	memcpy(q, p->folder, nf);
+	q += nf;
+	if (nf > 0)
+		*q++ = '/';
+	memcpy(q, key, nk + 1);
 	return s;
 }
 
@@ -597,17 +628,44 @@ out:
  * "unknown" (255): the same input gives the same bytes. The compressor
  * (its hash tables, 657 KiB at level 9) is made once per publish of an
  * endpoint and used for all its answers.
+ *
+ * A night runs every client in its own thread (hundreds at once, a few of
+ * them publishing), so a compressor freed at the end of a publish goes to a
+ * small pool that the next publish takes it from: its 657 KiB are touched
+ * once per process rather than once per client (each client's were fresh
+ * pages: ~50 page faults a client for the match finder's hash tables,
+ * cleared by the kernel, then cleared again by libdeflate). A compressor
+ * keeps no state from one call to the next that changes its output: each
+ * libdeflate_gzip_compress() starts from reset tables, so a pooled one
+ * gives the bytes a new one gives (test_publish's test_gzip_pool).
  */
 #define GZIP_LEVEL 9
+#define GZIP_POOL_MAX 16	/* kept idle; more than a night's build_jobs */
 
 struct lb_gzip {
 	struct libdeflate_compressor *c;
+	struct lb_gzip *next;	/* in the pool */
 };
+
+static pthread_mutex_t gzip_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lb_gzip *gzip_pool;
+static size_t gzip_pool_n;
 
 struct lb_gzip *lb_gzip_new(void)
 {
-	struct lb_gzip *gz = calloc(1, sizeof(struct lb_gzip));
+	struct lb_gzip *gz;
 
+	pthread_mutex_lock(&gzip_pool_lock);
+	if ((gz = gzip_pool) != NULL) {
+		gzip_pool = gz->next;
+		gzip_pool_n--;
+	}
+	pthread_mutex_unlock(&gzip_pool_lock);
+	if (gz != NULL) {
+		gz->next = NULL;
+		return gz;
+	}
+	gz = calloc(1, sizeof(struct lb_gzip));
 	if (gz != NULL &&
 	    (gz->c = libdeflate_alloc_compressor(GZIP_LEVEL)) == NULL) {
 		free(gz);
@@ -620,8 +678,37 @@ void lb_gzip_free(struct lb_gzip *gz)
 {
 	if (gz == NULL)
 		return;
+	pthread_mutex_lock(&gzip_pool_lock);
+	if (gzip_pool_n < GZIP_POOL_MAX) {
+		gz->next = gzip_pool;
+		gzip_pool = gz;
+		gzip_pool_n++;
+		gz = NULL;
+	}
+	pthread_mutex_unlock(&gzip_pool_lock);
+	if (gz == NULL)
+		return;
 	libdeflate_free_compressor(gz->c);
 	free(gz);
+}
+
+size_t lb_gzip_pool_drain(void)
+{
+	struct lb_gzip *gz, *next;
+	size_t n;
+
+	pthread_mutex_lock(&gzip_pool_lock);
+	gz = gzip_pool;
+	n = gzip_pool_n;
+	gzip_pool = NULL;
+	gzip_pool_n = 0;
+	pthread_mutex_unlock(&gzip_pool_lock);
+	for (; gz != NULL; gz = next) {
+		next = gz->next;
+		libdeflate_free_compressor(gz->c);
+		free(gz);
+	}
+	return n;
 }
 
 int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
@@ -637,6 +724,11 @@ int lb_gzip_run(struct lb_gzip *gz, const void *data, size_t len, char **out,
 	if (n == 0) {	/* cannot happen with the bound's room */
 		free(buf);
 		return lb_error_set(err, LB_EINTERNAL, "gzip did not finish");
+	}
+	if (n < bound) {	/* in place: the publish keeps it till commit */
+		char *fit = realloc(buf, n);
+		if (fit != NULL)
+			buf = fit;
 	}
 	*out_len = n;
 	*out = buf;

@@ -88,7 +88,8 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n, i = 0, o = 0, chars = 0, cut = 0, cut_chars = 0;
-	size_t *starts = NULL;	/* byte offset of each output character */
+	size_t *starts = NULL;	/* byte offset of the first max_chars output
+				   characters: where a cut may fall */
 	char *out = NULL;
 	int space = 0;
 
@@ -98,7 +99,7 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 	n = strlen(s);
 	/* Each input byte gives at most 3 output bytes (U+FFFD), + ellipsis. */
 	out = malloc(n * 3 + 4);
-	starts = malloc((n + 1) * sizeof(*starts));
+	starts = malloc((max_chars < n ? max_chars : n) * sizeof(*starts) + 1);
 	if (out == NULL || starts == NULL) {
 		*nomem = 1;
 		goto fail;
@@ -108,6 +109,23 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 		char enc[4];
 		size_t k;
 
+		if (p[i] > 0x20 && p[i] < 0x7F) {
+			/* a run of printable ASCII (most text): the bytes */
+			if (space) {
+				if (chars < max_chars)
+					starts[chars] = o;
+				chars++;
+				out[o++] = ' ';
+				space = 0;
+			}
+			do {
+				if (chars < max_chars)
+					starts[chars] = o;
+				chars++;
+				out[o++] = (char)p[i++];
+			} while (i < n && p[i] > 0x20 && p[i] < 0x7F);
+			continue;
+		}
 		i += utf8_decode(p + i, n - i, &cp);
 		if (cp == 0xFEFF)
 			continue;	/* byte order mark: invisible noise */
@@ -117,15 +135,15 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 			continue;
 		}
 		if (space) {
-			starts[chars++] = o;
+			if (chars < max_chars)
+				starts[chars] = o;
+			chars++;
 			out[o++] = ' ';
 			space = 0;
 		}
-		starts[chars++] = o;
-		if (cp < 0x80) {	/* most text: the byte itself */
-			out[o++] = (char)cp;
-			continue;
-		}
+		if (chars < max_chars)
+			starts[chars] = o;
+		chars++;
 		k = lb_utf8_put(enc, cp);
 		memcpy(out + o, enc, k);
 		o += k;
@@ -165,6 +183,13 @@ char *render_clean_text(const char *s, size_t max_chars)
 	int nomem;
 
 	return clean(s, CLEAN_TEXT, max_chars, &nomem);
+}
+
+char *render_clean_url(const char *s, size_t max_chars)
+{
+	int nomem;
+
+	return clean(s, CLEAN_URL, max_chars, &nomem);
 }
 
 /* Appends s as a JSON string; s is valid UTF-8 without control chars. */

@@ -174,11 +174,11 @@ static int link_tmpfile(struct dir_store *d, int fd, int dfd,
  * caller takes the temporary name).
  */
 static int put_linked(struct dir_store *d, int dfd, const char *name,
-		      const char *tmp, const void *data, size_t len,
-		      struct lb_error *err)
+		      const void *data, size_t len, struct lb_error *err)
 {
 	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	int rc = -1;
+	char tmp[NAME_MAX + 40];
 
 	if (fd < 0) {
 		if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
@@ -195,7 +195,9 @@ static int put_linked(struct dir_store *d, int dfd, const char *name,
 		goto out;
 	}
 	if (errno == EEXIST) {
-		/* a replaced object: the temporary name, renamed over it */
+		/* a replaced object: the temporary name, renamed over it
+		 * (named only here: a new key, the common case, needs none) */
+		tmp_name(tmp, sizeof(tmp), name, d->pid);
 		unlinkat(dfd, tmp, 0);	/* a killed run's, with our pid */
 		if (link_tmpfile(d, fd, dfd, tmp) == 0) {
 			if (renameat(dfd, tmp, dfd, name) == 0) {
@@ -222,10 +224,12 @@ out:
 
 /* A put through a hidden temporary name, renamed over the key. */
 static int put_renamed(struct dir_store *d, int dfd, const char *name,
-		       const char *tmp, const void *data, size_t len,
-		       struct lb_error *err)
+		       const void *data, size_t len, struct lb_error *err)
 {
 	int fd, rc = -1;
+	char tmp[NAME_MAX + 40];
+
+	tmp_name(tmp, sizeof(tmp), name, d->pid);
 
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -259,7 +263,7 @@ static int dir_put(struct lb_store *st, const char *key, const void *data,
 		   struct lb_error *err)
 {
 	struct dir_store *d = (struct dir_store *)st;
-	char *path = NULL, tmp[NAME_MAX + 40];
+	char *path = NULL;
 	const char *name;
 	int dfd, rc = -1;
 
@@ -268,13 +272,12 @@ static int dir_put(struct lb_store *st, const char *key, const void *data,
 		return -1;
 	if ((dfd = dir_of(d, path, 1, &name, err)) < 0)
 		goto out;
-	tmp_name(tmp, sizeof(tmp), name, d->pid);
 	d->dirty = 1;
 	rc = 1;
 	if (d->via != VIA_RENAME)
-		rc = put_linked(d, dfd, name, tmp, data, len, err);
+		rc = put_linked(d, dfd, name, data, len, err);
 	if (rc == 1)
-		rc = put_renamed(d, dfd, name, tmp, data, len, err);
+		rc = put_renamed(d, dfd, name, data, len, err);
 out:
 	free(path);
 	return rc;

@@ -13,8 +13,10 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
+#include "linkbot/buf.h"
 #include "linkbot/fsutil.h"
 #include "linkbot/links.h"
 #include "linkbot/publish.h"
@@ -188,6 +190,160 @@ static void test_gzip_reused(void **state)
 		}
 	lb_gzip_free(gz);
 	lb_gzip_free(NULL);
+}
+
+static char *path_of(struct fixture *f, const char *key);
+
+/*
+ * The compressors' pool (publish.c): a freed compressor is the next one
+ * lb_gzip_new() hands out, and it gives a new libdeflate compressor's
+ * bytes (level 9) whatever it compressed before, large or small; the pool
+ * keeps at most 16 idle.
+ */
+static void test_gzip_pool(void **state)
+{
+	static char big[100000];
+	const char *texts[4] = {
+		"{\"message\":\"hello\",\"related_links\":[]}", big, "",
+		"{\"message\":\"2 links: 2 related, 0 random.\",\"n\":[1,2,2,1]}",
+	};
+	struct libdeflate_compressor *ref = libdeflate_alloc_compressor(9);
+	struct lb_gzip *gz, *again, *many[20];
+	struct lb_error err;
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(ref);
+	for (i = 0; i < sizeof(big) - 1; i++)
+		big[i] = (char)('a' + (i * 11 + i / 7) % 26);
+	lb_error_init(&err);
+	lb_gzip_pool_drain();
+	gz = lb_gzip_new();
+	assert_non_null(gz);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 4; i++) {
+			size_t len = strlen(texts[(i + k) % 4]), n = 0, rn;
+			const char *t = texts[(i + k) % 4];
+			size_t bound = libdeflate_gzip_compress_bound(ref, len);
+			char *out = NULL, *want = malloc(bound);
+
+			assert_int_equal(lb_gzip_run(gz, t, len, &out, &n, &err),
+					 0);
+			rn = libdeflate_gzip_compress(ref, t, len, want, bound);
+			assert_int_equal(n, rn);
+			assert_memory_equal(out, want, n);
+			free(out);
+			free(want);
+		}
+		lb_gzip_free(gz);
+		again = lb_gzip_new();	/* the pool's, not a new one */
+		assert_ptr_equal(again, gz);
+		gz = again;
+	}
+	lb_gzip_free(gz);
+	assert_int_equal(lb_gzip_pool_drain(), 1);
+	assert_int_equal(lb_gzip_pool_drain(), 0);
+	for (i = 0; i < 20; i++)
+		assert_non_null(many[i] = lb_gzip_new());
+	for (i = 0; i < 20; i++)
+		lb_gzip_free(many[i]);
+	assert_int_equal(lb_gzip_pool_drain(), 16);
+	libdeflate_free_compressor(ref);
+}
+
+/*
+ * publish_add_owned() stores the bytes publish_add() stores (the same
+ * objects and manifest), without a copy; on failure it frees the data
+ * (ASan's leak check holds that).
+ */
+static void test_add_owned(void **state)
+{
+	struct fixture *f = *state;
+	const char *texts[3] = { "{\"a\":1}", "{\"b\":22}", "" };
+	const char *keys[3] = { "pages/a.json", "pages/b.json", "random.json" };
+	struct lb_publish *p1 = publish_new("x/one"), *p2 = publish_new("x/two");
+	struct lb_publish_stats s;
+	struct lb_error err;
+	char *m1 = NULL, *m2 = NULL, *bad;
+	size_t i, l1 = 0, l2 = 0;
+
+	lb_error_init(&err);
+	for (i = 0; i < 3; i++) {
+		char *gz = NULL;
+		size_t n = 0;
+
+		assert_int_equal(lb_gzip(texts[i], strlen(texts[i]), &gz, &n,
+					 &err), 0);
+		assert_int_equal(publish_add(p1, keys[i], gz, n, &page_meta,
+					     &err), 0);
+		assert_int_equal(publish_add_owned(p2, keys[i], gz, n,
+						   &page_meta, &err), 0);
+	}
+	bad = strdup("x");
+	assert_int_equal(publish_add_owned(p2, "manifest.json", bad, 1,
+					   &page_meta, &err), -1);
+	assert_int_equal(err.code, LB_EINVALID);
+	assert_int_equal(publish_add_owned(p2, "pages/c.json", NULL, 0,
+					   &page_meta, &err), -1);
+	assert_int_equal(publish_commit(p1, f->st, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 3);
+	assert_int_equal(publish_commit(p2, f->st, 0, &s, &err), 0);
+	assert_int_equal(s.uploaded, 3);
+	publish_free(p1);
+	publish_free(p2);
+	for (i = 0; i < 3; i++) {
+		char k1[64], k2[64];
+
+		snprintf(k1, sizeof(k1), "x/one/%s", keys[i]);
+		snprintf(k2, sizeof(k2), "x/two/%s", keys[i]);
+		assert_int_equal(lb_file_read(path_of(f, k1), 1 << 20, &m1, &l1,
+					      &err), 0);
+		assert_int_equal(lb_file_read(path_of(f, k2), 1 << 20, &m2, &l2,
+					      &err), 0);
+		assert_int_equal(l1, l2);
+		assert_memory_equal(m1, m2, l1);
+		assert_string_equal(gunzip(m2, l2), texts[i]);
+		free(m1);
+		free(m2);
+	}
+	assert_int_equal(lb_file_read(path_of(f, "x/one/manifest.json"), 1 << 20,
+				      &m1, &l1, &err), 0);
+	assert_int_equal(lb_file_read(path_of(f, "x/two/manifest.json"), 1 << 20,
+				      &m2, &l2, &err), 0);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(m1, m2, l1);
+	free(m1);
+	free(m2);
+}
+
+/*
+ * lb_buf_add()'s fast path (room in the allocation) keeps the cap: a
+ * buffer whose allocation has room past its cap still refuses to pass it.
+ */
+static void test_buf_cap(void **state)
+{
+	struct lb_buf b;
+	struct lb_error err;
+
+	(void)state;
+	lb_error_init(&err);
+	lb_buf_init(&b, 10);
+	assert_int_equal(lb_buf_adds(&b, "abcd", &err), 0);	/* alloc 64 */
+	assert_int_equal(lb_buf_adds(&b, "efghij", &err), 0);	/* len 10 */
+	assert_string_equal(b.data, "abcdefghij");
+	assert_int_equal(lb_buf_addc(&b, 'k', &err), -1);
+	assert_int_equal(err.code, LB_ETOOBIG);
+	assert_int_equal(b.len, 10);
+	lb_buf_reset(&b);
+	assert_int_equal(lb_buf_add(&b, "0123456789", 10, &err), 0);
+	assert_int_equal(lb_buf_add(&b, "", 0, &err), 0);
+	assert_int_equal(lb_buf_add(&b, "x", (size_t)-1, &err), -1);
+	assert_string_equal(b.data, "0123456789");
+	lb_buf_release(&b);
+	lb_buf_init(&b, 1 << 20);
+	assert_int_equal(lb_buf_add(&b, "", 0, &err), 0);	/* from NULL */
+	assert_string_equal(b.data, "");
+	lb_buf_release(&b);
 }
 
 static char *path_of(struct fixture *f, const char *key)
@@ -575,6 +731,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_manifest_quotes, setup, teardown),
 		cmocka_unit_test(test_gzip_answer),
 		cmocka_unit_test(test_gzip_reused),
+		cmocka_unit_test(test_gzip_pool),
+		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test_setup_teardown(test_add_owned, setup, teardown),
 		cmocka_unit_test(test_read_lines),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_run_converges, setup, teardown),

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "linkbot/render.h"
+#include "linkbot/utf8.h"
 
 static const char *const standard_keys[] = {
 	"type", "author", "category", "description", "image_url", "language",
@@ -320,6 +321,173 @@ static void test_clean_text(void **state)
 	assert_null(render_clean_text(NULL, 0));
 }
 
+/*
+ * The reference for clean() (render.c before its printable-ASCII runs and
+ * its bounded cut offsets): every character decoded, every offset kept.
+ */
+static size_t ref_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0], min;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		c &= 0x1F;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		c &= 0x0F;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		goto bad;
+	}
+	if (len > n)
+		goto bad;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto bad;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		goto bad;
+	*cp = c;
+	return len;
+bad:
+	*cp = 0xFFFD;
+	return 1;
+}
+
+static char *ref_clean(const char *s, int text, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, i = 0, o = 0, chars = 0, cut = 0, cut_chars = 0, *starts;
+	char *out;
+	int space = 0;
+
+	if (s == NULL)
+		return NULL;
+	n = strlen(s);
+	out = malloc(n * 3 + 4);
+	starts = malloc((n + 1) * sizeof(*starts));
+	assert_non_null(out);
+	assert_non_null(starts);
+	while (i < n) {
+		uint32_t cp;
+		char enc[4];
+		size_t k;
+
+		i += ref_decode(p + i, n - i, &cp);
+		if (cp == 0xFEFF)
+			continue;
+		if (cp <= 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+		    cp == 0x2028 || cp == 0x2029) {
+			if (text)
+				space = chars > 0;
+			continue;
+		}
+		if (space) {
+			starts[chars++] = o;
+			out[o++] = ' ';
+			space = 0;
+		}
+		starts[chars++] = o;
+		k = lb_utf8_put(enc, cp);
+		memcpy(out + o, enc, k);
+		o += k;
+	}
+	if (chars == 0) {
+		free(out);
+		free(starts);
+		return NULL;
+	}
+	if (max_chars > 0 && chars > max_chars) {
+		cut_chars = max_chars - 1;
+		cut = starts[cut_chars];
+		if (text) {
+			size_t j;
+			for (j = cut_chars; j > 0 && j + 30 > cut_chars; j--) {
+				if (out[starts[j]] == ' ') {
+					cut_chars = j;
+					cut = starts[j];
+					break;
+				}
+			}
+			while (cut > 0 && strchr(" ,;:-", out[cut - 1]) != NULL)
+				cut--;
+		}
+		memcpy(out + cut, "\xE2\x80\xA6", 3);
+		o = cut + 3;
+	}
+	out[o] = '\0';
+	free(starts);
+	return out;
+}
+
+/*
+ * clean()'s fast paths (runs of printable ASCII copied whole; cut offsets
+ * kept only for the first max_chars characters) give the reference's
+ * string for 40,000 random strings of ASCII words, white space, controls,
+ * DEL, multi-byte and invalid UTF-8, BOMs, U+2028 and cut punctuation,
+ * for both modes and bounds from none to past the length.
+ */
+static void test_clean_fast(void **state)
+{
+	static const char *const pieces[] = {
+		"a", "word", "Hello,", "x-y", "42", ";", ":", "-", " ", "  ",
+		"\t", "\n", "\x01", "\x7f", "\xc3\xa9", "\xe2\x80\xa6",
+		"\xef\xbb\xbf", "\xe2\x80\xa8", "\xc2\x85", "\xf0\x9f\x98\x80",
+		"\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xc0\xaf", "~",
+		"\"", "\\", "http://ex.com/a?b=c", "averyveryverylongwordindeed",
+	};
+	unsigned seed = 12345;
+	char buf[600];
+	int t;
+
+	(void)state;
+	for (t = 0; t < 40000; t++) {
+		size_t len = 0, k, np, max;
+		int text = t & 1;
+		char *a, *b;
+
+		seed = seed * 1103515245u + 12345u;
+		np = (seed >> 16) % 60;
+		for (k = 0; k < np; k++) {
+			const char *pc;
+			size_t pl;
+
+			seed = seed * 1103515245u + 12345u;
+			pc = pieces[(seed >> 16) % (sizeof(pieces) /
+						     sizeof(pieces[0]))];
+			pl = strlen(pc);
+			if (len + pl >= sizeof(buf))
+				break;
+			memcpy(buf + len, pc, pl);
+			len += pl;
+		}
+		buf[len] = '\0';
+		seed = seed * 1103515245u + 12345u;
+		max = (seed >> 16) % 4 == 0 ? 0 : (seed >> 18) % (len + 8);
+		a = ref_clean(buf, text, max);
+		b = text ? render_clean_text(buf, max) : render_clean_url(buf, max);
+		if (a == NULL || b == NULL) {
+			assert_null(a);
+			assert_null(b);
+			continue;
+		}
+		assert_string_equal(b, a);
+		free(a);
+		free(b);
+	}
+}
+
 static void test_enterprise(void **state)
 {
 	static const char *const want[] = { "type", "title", "url", "url_path",
@@ -458,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_self_and_duplicates),
 		cmocka_unit_test(test_cached_same_bytes),
 		cmocka_unit_test(test_clean_text),
+		cmocka_unit_test(test_clean_fast),
 		cmocka_unit_test(test_enterprise),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_module_map),
