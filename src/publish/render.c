@@ -79,6 +79,15 @@ static int is_space_or_control(uint32_t cp)
 	       cp == 0x2028 || cp == 0x2029;
 }
 
+/* One more output character, starting at byte o (kept for the first max). */
+static inline void char_start(size_t *starts, size_t *chars, size_t max,
+			      size_t o)
+{
+	if (*chars < max)
+		starts[*chars] = o;
+	(*chars)++;
+}
+
 /*
  * The clean copy of s (see render.h); NULL when nothing is left or on no
  * memory (*nomem set).
@@ -112,16 +121,12 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 		if (p[i] > 0x20 && p[i] < 0x7F) {
 			/* a run of printable ASCII (most text): the bytes */
 			if (space) {
-				if (chars < max_chars)
-					starts[chars] = o;
-				chars++;
+				char_start(starts, &chars, max_chars, o);
 				out[o++] = ' ';
 				space = 0;
 			}
 			do {
-				if (chars < max_chars)
-					starts[chars] = o;
-				chars++;
+				char_start(starts, &chars, max_chars, o);
 				out[o++] = (char)p[i++];
 			} while (i < n && p[i] > 0x20 && p[i] < 0x7F);
 			continue;
@@ -135,15 +140,11 @@ static char *clean(const char *s, enum clean_mode mode, size_t max_chars,
 			continue;
 		}
 		if (space) {
-			if (chars < max_chars)
-				starts[chars] = o;
-			chars++;
+			char_start(starts, &chars, max_chars, o);
 			out[o++] = ' ';
 			space = 0;
 		}
-		if (chars < max_chars)
-			starts[chars] = o;
-		chars++;
+		char_start(starts, &chars, max_chars, o);
 		k = lb_utf8_put(enc, cp);
 		memcpy(out + o, enc, k);
 		o += k;

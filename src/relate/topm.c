@@ -1196,8 +1196,8 @@ static inline uint64_t rank_key(float s, uint32_t t)
  * with their NaN and self tests; bench/RESULTS.md, "the build of a
  * small client"). The keys, and so keys_top()'s list, are the loop's.
  */
-static size_t row_keys_plain(const float *ci, size_t j0, size_t j1,
-			     uint64_t *key)
+static inline __attribute__((always_inline)) size_t
+row_keys_loop(const float *ci, size_t j0, size_t j1, uint64_t *key)
 {
 	size_t j;
 
@@ -1206,16 +1206,19 @@ static size_t row_keys_plain(const float *ci, size_t j0, size_t j1,
 	return j1 - j0;
 }
 
+static size_t row_keys_plain(const float *ci, size_t j0, size_t j1,
+			     uint64_t *key)
+{
+	return row_keys_loop(ci, j0, j1, key);
+}
+
 #if defined(__x86_64__)
+/* the same loop, compiled for AVX2 */
 __attribute__((target("avx2")))
 static size_t row_keys_avx2(const float *ci, size_t j0, size_t j1,
 			    uint64_t *key)
 {
-	size_t j;
-
-	for (j = j0; j < j1; j++)
-		key[j - j0] = rank_key(ci[j], (uint32_t)j);
-	return j1 - j0;
+	return row_keys_loop(ci, j0, j1, key);
 }
 #endif
 
