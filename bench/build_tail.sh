@@ -5,17 +5,18 @@
 # then `linkbot build` on fresh copies of that state, binary against
 # binary (bench/RESULTS.md, "the build of a small client").
 #
-#   bench/build_tail.sh crawl DIR             generate, serve, crawl into DIR/crawl
-#   bench/build_tail.sh same DIR OLD NEW      build with each binary (--jobs 200),
+#   bash bench/build_tail.sh crawl DIR             generate, serve, crawl into DIR/crawl
+#   bash bench/build_tail.sh same DIR OLD NEW      build with each binary (--jobs 200),
 #                                             diff -r of the states (links.tsv,
 #                                             bonus.tsv, corpus): "identical" or not
-#   bench/build_tail.sh cg DIR BIN NAME       callgrind of share 0/10 (--jobs 1):
+#   bash bench/build_tail.sh cg DIR BIN NAME       callgrind of share 0/10 (--jobs 1):
 #                                             DIR/cg-NAME.out, inclusive counts in
 #                                             DIR/cg-NAME.incl
-#   bench/build_tail.sh pairs DIR N OLD NEW   N alternating pairs (old/new, new/old)
+#   bash bench/build_tail.sh pairs DIR N OLD NEW   N alternating pairs (old/new, new/old)
 #                                             of the 200-site build: wall, user, sys
 #                                             (BUILD_JOBS, default 200)
 # The runs use --seed 7; a copy of the crawled state is ~70 MB.
+# (Not executable: a tool of two binaries, not one of make bench's runs.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WT=$PWD

@@ -11,12 +11,13 @@
 #   TAIL_CALLGRIND=1  also callgrind on --clients 0/10 --jobs 1 (about a
 #         tenth of the clients, one at a time): publish_endpoint's
 #         instructions a client
-# Usage: bench/publish-tail.sh OLD_LINKBOT NEW_LINKBOT [MORE...]
+# Usage: bash bench/publish-tail.sh OLD_LINKBOT NEW_LINKBOT [MORE...]
 # Each binary runs TAIL_REPS (3) times, in the order old new new old old
 # new ... (both orders), on the shared machine's load (noted per run).
 # The state copies are kept till the end (a deleted tree makes ext4
 # without a journal skip its inodes for minutes: bench/night.sh's note),
 # then deleted; leave ~6 minutes before the next run.
+# (Not executable: a tool of two binaries, not one of make bench's runs.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { sed -n '2,22p' "$0" >&2; exit 2; }
