@@ -918,7 +918,17 @@ struct night_run {
 	struct relate_terms *terms;
 	int crc;
 	int ready;			/* counted in first_left */
+	int gated;			/* holds a place of nt->setup */
 };
+
+/* The setup is over (its crawl handed, or none): the gate's place goes. */
+static void night_ungate(struct night_run *nr)
+{
+	if (nr->gated) {
+		nr->gated = 0;
+		gate_give(&nr->nt->setup);
+	}
+}
 
 /*
  * The night's start (crawl_loops_hold()): the clients that the scheduler
@@ -930,14 +940,20 @@ struct night_run {
  * host's first request left 1.7-3.7 s after the first one's: the spread
  * of 1,000 setups (bench/RESULTS.md, "the first requests").
  */
-static void night_ready(struct night_run *nr)
+static int night_ready_claim(struct night_run *nr)
 {
-	struct night *nt = nr->nt;
+	if (nr->ready || nr->nt->first == NULL || !nr->nt->first[nr->c])
+		return 0;
+	nr->ready = 1;
+	return 1;
+}
+
+/* One client of the first wave is ready (touches nt only: nr may be
+ * another thread's by now). */
+static void night_ready_count(struct night *nt)
+{
 	int go;
 
-	if (nr->ready || nt->first == NULL || !nt->first[nr->c])
-		return;
-	nr->ready = 1;
 	pthread_mutex_lock(&nt->mu);
 	go = --nt->first_left == 0;
 	pthread_mutex_unlock(&nt->mu);
@@ -986,7 +1002,9 @@ static int night_end(struct night_run *nr, int rc)
 {
 	struct night *nt = nr->nt;
 
-	night_ready(nr);	/* it had no crawl to hand */
+	night_ungate(nr);
+	if (night_ready_claim(nr))	/* it had no crawl to hand */
+		night_ready_count(nt);
 	build_slot(&nr->building, 0);
 	if (rc == 0)
 		count_client(&nr->r);
@@ -1020,21 +1038,33 @@ static int night_stages(struct night_run *nr, struct lb_error *err)
 		if (!(nt->which & sg->bit) ||
 		    (sg->bit == LB_STAGE_HUBSPOT && !uses_hubspot(r->cl)))
 			continue;
+		if (sg->bit != LB_STAGE_CRAWL || nt->loops == NULL)
+			night_ungate(nr);	/* no crawl handed */
 		build_slot(&nr->building, (sg->bit & (LB_STAGE_BUILD |
 						      LB_STAGE_PUBLISH)) != 0);
 		log_stage(sg->name);
 		clock_gettime(CLOCK_MONOTONIC, &nr->t0);
 		if (sg->bit == LB_STAGE_CRAWL && nt->loops != NULL) {
+			/* once added, nr is the loop's (then the resumed
+			 * thread's): what follows the call is decided before */
+			int gated = nr->gated, ready = night_ready_claim(nr);
+			int added;
+
 			crawl_opts(r, &nr->co, &nr->terms);
 			nr->co.log_client = 1;
 			memset(&nr->cs, 0, sizeof(nr->cs));
 			lb_error_init(&nr->cerr);
-			if (crawl_loops_add(nt->loops, r->cl, r->corpus,
-					    &nr->co, &nr->cs, night_crawled,
-					    nr, &nr->cerr) == 0) {
-				night_ready(nr);
+			nr->gated = 0;
+			added = crawl_loops_add(nt->loops, r->cl, r->corpus,
+						&nr->co, &nr->cs,
+						night_crawled, nr,
+						&nr->cerr) == 0;
+			if (gated)
+				gate_give(&nt->setup);
+			if (ready)
+				night_ready_count(nt);
+			if (added)
 				return SCHED_LATER;
-			}
 			relate_terms_free(nr->terms);
 			lb_error_set(err, nr->cerr.code, "%s", nr->cerr.msg);
 			rc = -1;
@@ -1118,17 +1148,13 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 	    (corpus_pull(nr->ss, cfg->state_dir, r->cl->id, err) < 0 ||
 	     state_links(r, nr->ss, 0, err) < 0))
 		return night_end(nr, -1);
-	if (nt->need_corpus) {
-		int o;
-
-		if (nt->jobs > 1)
-			gate_take(&nt->setup);
-		o = corpus_open(cfg->state_dir, r->cl->id, &r->corpus, err);
-		if (nt->jobs > 1)
-			gate_give(&nt->setup);
-		if (o < 0)
-			return night_end(nr, -1);
+	if (nt->need_corpus && nt->jobs > 1) {
+		gate_take(&nt->setup);	/* given back with the crawl */
+		nr->gated = 1;
 	}
+	if (nt->need_corpus &&
+	    corpus_open(cfg->state_dir, r->cl->id, &r->corpus, err) < 0)
+		return night_end(nr, -1);
 	r->started = opts->now ? opts->now : time(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &r->t_start);
 	r->report = report_new(r->cl->id, r->started);
