@@ -318,7 +318,7 @@ static int tmpl_build(const char *scratch)
 {
 	sqlite3 *db = NULL;
 	struct lb_error rerr;
-	char *errmsg = NULL, *data = NULL;
+	char *errmsg = NULL, *data = NULL, side[4200];
 	size_t len = 0;
 	int ok;
 
@@ -334,6 +334,10 @@ static int tmpl_build(const char *scratch)
 	/* the last close folds the WAL in and deletes it */
 	if (sqlite3_close(db) != SQLITE_OK)
 		ok = 0;
+	snprintf(side, sizeof(side), "%s-wal", scratch);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", scratch);
+	unlink(side);
 	lb_error_init(&rerr);
 	if (ok && lb_file_read(scratch, (size_t)1 << 20, &data, &len,
 			       &rerr) == 0 && len > 0) {
@@ -402,12 +406,9 @@ static int tmpl_create(const char *path, struct lb_error *err)
 		lb_error_errno(err, LB_ESTATE, "cannot sync '%s'", tmp);
 		goto out;
 	}
-	if (link(tmp, path) == 0)
-		rc = 0;
-	else if (errno == EEXIST)
-		rc = 1;		/* one appeared meanwhile: it is opened */
-	else
-		lb_error_errno(err, LB_ESTATE, "cannot create '%s'", path);
+	/* one appeared meanwhile (EEXIST): it is opened; a file system
+	 * without hard links: SQLite creates it */
+	rc = link(tmp, path) == 0 ? 0 : 1;
 out:
 	close(fd);
 	unlink(tmp);
