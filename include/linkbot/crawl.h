@@ -84,7 +84,9 @@ void crawl_global_init(void);
  * night's politeness unchanged (docs/crawl.md, "many clients"). conn_slots
  * is the night's cap on transfers in flight (may be NULL).
  * crawl_loops_add() hands a client's crawl (what crawl_client() does) to
- * the loop with the fewest crawls and returns at once; ended(arg, rc) is
+ * the loop with the fewest crawls and returns at once, once it did on
+ * the caller's thread what needs no network (the corpus's run, the
+ * quarantine: a few ms of file work, not the loop's); ended(arg, rc) is
  * then called on that loop's thread once the crawl is over (rc as
  * crawl_client()'s, err set when -1); client, corpus, opts, stats and err
  * must live until then, and nothing else may use the corpus meanwhile.
@@ -102,6 +104,15 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 		    struct lb_crawl_stats *stats, crawl_ended_fn ended,
 		    void *arg, struct lb_error *err);
 void crawl_loops_free(struct crawl_loops *ls);
+/*
+ * The start of a night: crawl_loops_hold() keeps the crawls handed from
+ * then on waiting, crawl_loops_release() begins them all at once (each
+ * on its loop, in the order handed), so that the hosts' first requests
+ * leave together rather than one client's setup after another's; a hold
+ * ends by itself after 10 s (a client that never comes).
+ */
+void crawl_loops_hold(struct crawl_loops *ls);
+void crawl_loops_release(struct crawl_loops *ls);
 
 /* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static
  * (per thread). */

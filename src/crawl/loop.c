@@ -15,7 +15,8 @@
  * cheapest, 43-56 us a request against 75-94 us. So the night runs
  * crawl_loops(): `n` threads, each driving one fetcher; a client's crawl
  * goes to the loop with the fewest crawls, and is driven there in steps
- * (crawl.c: crawl_begin(), crawl_advance() each time its requests are
+ * (crawl.c: crawl_prepare() on the client's thread when it is handed,
+ * crawl_start(), crawl_advance() each time its requests are
  * all answered, crawl_end()).
  *
  * Politeness is the fetcher's, unchanged: hosts are per fetcher and the
@@ -77,6 +78,7 @@ struct loop_crawl {
 	crawl_ended_fn ended;
 	void *arg;
 	struct crawl *c;
+	int prepared;			/* crawl_prepare()'s return */
 	struct loop_crawl *next;
 };
 
@@ -94,10 +96,26 @@ struct crawl_loops {
 	const struct lb_config *cfg;
 	pthread_mutex_t mu;
 	int stop;			/* mu */
+	int held;			/* mu: crawls wait in the inboxes */
+	struct timespec hold_until;	/* mu: ... until then at most */
 	struct loop *loop;
 	unsigned n;
 	char ua[1200];			/* every fetcher's user agent */
 };
+
+/* The longest hold (crawl_loops_hold()): then the crawls start anyway. */
+#define HOLD_MAX_MS 10000
+
+/* 1 once the hold's time is over (under ls->mu). */
+static int hold_over(const struct crawl_loops *ls)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > ls->hold_until.tv_sec ||
+	       (now.tv_sec == ls->hold_until.tv_sec &&
+		now.tv_nsec >= ls->hold_until.tv_nsec);
+}
 
 /* A crawl is over: commit, forget, tell. */
 static void loop_end(struct loop *l, struct loop_crawl *k, int rc)
@@ -173,16 +191,22 @@ static void *loop_run(void *arg)
 		struct loop_crawl *in;
 
 		pthread_mutex_lock(&l->ls->mu);
-		in = l->inbox;
-		l->inbox = NULL;
+		if (l->ls->held && hold_over(l->ls)) {
+			l->ls->held = 0;
+			log_warnx("the crawls of the night start before every "
+				  "client is ready: waited %d s", HOLD_MAX_MS /
+				  1000);
+		}
+		in = l->ls->held ? NULL : l->inbox;
+		if (!l->ls->held)
+			l->inbox = NULL;
 		stop = l->ls->stop;
 		pthread_mutex_unlock(&l->ls->mu);
 		while ((k = in) != NULL) {	/* begin, in the order given */
 			in = k->next;
 			log_client(k->client->id);
-			if (crawl_begin(l->ls->cfg, k->client, k->corpus,
-					k->opts, k->stats, l->f, &k->c,
-					k->err) < 0) {
+			if (k->c == NULL ||
+			    crawl_start(k->c, l->f, k->prepared) < 0) {
 				loop_end(l, k, -1);
 				continue;
 			}
@@ -304,6 +328,7 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	struct loop_crawl *k = calloc(1, sizeof(*k)), **pk;
 	struct loop *l;
 	unsigned i;
+	int held;
 
 	if (k == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -314,6 +339,10 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	k->err = err;
 	k->ended = ended;
 	k->arg = arg;
+	/* the file work here, on the client's thread; its failure is the
+	 * loop's to report, as crawl_begin()'s was */
+	k->prepared = crawl_prepare(ls->cfg, client, corpus, opts, stats,
+				    &k->c, err);
 	pthread_mutex_lock(&ls->mu);
 	l = &ls->loop[0];
 	for (i = 1; i < ls->n; i++)
@@ -323,9 +352,33 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	for (pk = &l->inbox; *pk != NULL; pk = &(*pk)->next)
 		;
 	*pk = k;
+	held = ls->held;
 	pthread_mutex_unlock(&ls->mu);
-	fetcher_wakeup(l->f);
+	if (!held)
+		fetcher_wakeup(l->f);
 	return 0;
+}
+
+void crawl_loops_hold(struct crawl_loops *ls)
+{
+	pthread_mutex_lock(&ls->mu);
+	ls->held = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ls->hold_until);
+	ls->hold_until.tv_sec += HOLD_MAX_MS / 1000;
+	pthread_mutex_unlock(&ls->mu);
+}
+
+void crawl_loops_release(struct crawl_loops *ls)
+{
+	unsigned i;
+	int was;
+
+	pthread_mutex_lock(&ls->mu);
+	was = ls->held;
+	ls->held = 0;
+	pthread_mutex_unlock(&ls->mu);
+	for (i = 0; was && i < ls->n; i++)
+		fetcher_wakeup(ls->loop[i].f);
 }
 
 void crawl_loops_free(struct crawl_loops *ls)
@@ -336,6 +389,7 @@ void crawl_loops_free(struct crawl_loops *ls)
 		return;
 	pthread_mutex_lock(&ls->mu);
 	ls->stop = 1;
+	ls->held = 0;
 	pthread_mutex_unlock(&ls->mu);
 	for (i = 0; i < ls->n; i++) {
 		struct loop *l = &ls->loop[i];
