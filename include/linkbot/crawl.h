@@ -104,15 +104,6 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 		    struct lb_crawl_stats *stats, crawl_ended_fn ended,
 		    void *arg, struct lb_error *err);
 void crawl_loops_free(struct crawl_loops *ls);
-/*
- * The start of a night: crawl_loops_hold() keeps the crawls handed from
- * then on waiting, crawl_loops_release() begins them all at once (each
- * on its loop, in the order handed), so that the hosts' first requests
- * leave together rather than one client's setup after another's; a hold
- * ends by itself after 10 s (a client that never comes).
- */
-void crawl_loops_hold(struct crawl_loops *ls);
-void crawl_loops_release(struct crawl_loops *ls);
 
 /* The User-Agent header value: "LinkBot/1.0 (+<bot_info_url>)"; static
  * (per thread). */

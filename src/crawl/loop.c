@@ -96,26 +96,10 @@ struct crawl_loops {
 	const struct lb_config *cfg;
 	pthread_mutex_t mu;
 	int stop;			/* mu */
-	int held;			/* mu: crawls wait in the inboxes */
-	struct timespec hold_until;	/* mu: ... until then at most */
 	struct loop *loop;
 	unsigned n;
 	char ua[1200];			/* every fetcher's user agent */
 };
-
-/* The longest hold (crawl_loops_hold()): then the crawls start anyway. */
-#define HOLD_MAX_MS 10000
-
-/* 1 once the hold's time is over (under ls->mu). */
-static int hold_over(const struct crawl_loops *ls)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > ls->hold_until.tv_sec ||
-	       (now.tv_sec == ls->hold_until.tv_sec &&
-		now.tv_nsec >= ls->hold_until.tv_nsec);
-}
 
 /* A crawl is over: commit, forget, tell. */
 static void loop_end(struct loop *l, struct loop_crawl *k, int rc)
@@ -191,15 +175,8 @@ static void *loop_run(void *arg)
 		struct loop_crawl *in;
 
 		pthread_mutex_lock(&l->ls->mu);
-		if (l->ls->held && hold_over(l->ls)) {
-			l->ls->held = 0;
-			log_warnx("the crawls of the night start before every "
-				  "client is ready: waited %d s", HOLD_MAX_MS /
-				  1000);
-		}
-		in = l->ls->held ? NULL : l->inbox;
-		if (!l->ls->held)
-			l->inbox = NULL;
+		in = l->inbox;
+		l->inbox = NULL;
 		stop = l->ls->stop;
 		pthread_mutex_unlock(&l->ls->mu);
 		while ((k = in) != NULL) {	/* begin, in the order given */
@@ -328,7 +305,6 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	struct loop_crawl *k = calloc(1, sizeof(*k)), **pk;
 	struct loop *l;
 	unsigned i;
-	int held;
 
 	if (k == NULL)
 		return lb_error_set(err, LB_ENOMEM, "out of memory");
@@ -352,33 +328,9 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	for (pk = &l->inbox; *pk != NULL; pk = &(*pk)->next)
 		;
 	*pk = k;
-	held = ls->held;
 	pthread_mutex_unlock(&ls->mu);
-	if (!held)
-		fetcher_wakeup(l->f);
+	fetcher_wakeup(l->f);
 	return 0;
-}
-
-void crawl_loops_hold(struct crawl_loops *ls)
-{
-	pthread_mutex_lock(&ls->mu);
-	ls->held = 1;
-	clock_gettime(CLOCK_MONOTONIC, &ls->hold_until);
-	ls->hold_until.tv_sec += HOLD_MAX_MS / 1000;
-	pthread_mutex_unlock(&ls->mu);
-}
-
-void crawl_loops_release(struct crawl_loops *ls)
-{
-	unsigned i;
-	int was;
-
-	pthread_mutex_lock(&ls->mu);
-	was = ls->held;
-	ls->held = 0;
-	pthread_mutex_unlock(&ls->mu);
-	for (i = 0; was && i < ls->n; i++)
-		fetcher_wakeup(ls->loop[i].f);
 }
 
 void crawl_loops_free(struct crawl_loops *ls)
@@ -389,7 +341,6 @@ void crawl_loops_free(struct crawl_loops *ls)
 		return;
 	pthread_mutex_lock(&ls->mu);
 	ls->stop = 1;
-	ls->held = 0;
 	pthread_mutex_unlock(&ls->mu);
 	for (i = 0; i < ls->n; i++) {
 		struct loop *l = &ls->loop[i];

@@ -808,8 +808,6 @@ struct night {
 	struct gate setup;		/* corpus opens at once (jobs > 1) */
 	struct crawl_loops *loops;	/* the crawls (jobs > 1), else NULL */
 	struct night_run **runs;	/* per client in flight with loops */
-	unsigned char *first;		/* per client: in the first wave */
-	size_t first_left;		/* mu: of them, not ready yet */
 };
 
 /* Two clients crawled at once must not share a host: each would keep
@@ -917,7 +915,6 @@ struct night_run {
 	struct lb_error cerr;
 	struct relate_terms *terms;
 	int crc;
-	int ready;			/* counted in first_left */
 	int gated;			/* holds a place of nt->setup */
 };
 
@@ -928,62 +925,6 @@ static void night_ungate(struct night_run *nr)
 		nr->gated = 0;
 		gate_give(&nr->nt->setup);
 	}
-}
-
-/*
- * The night's start (crawl_loops_hold()): the clients that the scheduler
- * starts at once (the first wave: the first `jobs` that share no host, as
- * sched.c picks them) set up first, their crawls wait, and all begin
- * together once the last of them handed its crawl or ended, so that every
- * host's first request leaves within a moment of the first one's. Before,
- * each crawl began as soon as its own client was set up, and the last
- * host's first request left 1.7-3.7 s after the first one's: the spread
- * of 1,000 setups (bench/RESULTS.md, "the first requests").
- */
-static int night_ready_claim(struct night_run *nr)
-{
-	if (nr->ready || nr->nt->first == NULL || !nr->nt->first[nr->c])
-		return 0;
-	nr->ready = 1;
-	return 1;
-}
-
-/* One client of the first wave is ready (touches nt only: nr may be
- * another thread's by now). */
-static void night_ready_count(struct night *nt)
-{
-	int go;
-
-	pthread_mutex_lock(&nt->mu);
-	go = --nt->first_left == 0;
-	pthread_mutex_unlock(&nt->mu);
-	if (go)
-		crawl_loops_release(nt->loops);
-}
-
-/* Marks the first wave and holds the loops for it. */
-static int night_first_wave(struct night *nt, struct lb_error *err)
-{
-	size_t i, k, *picked;
-
-	if ((nt->first = calloc(nt->n, 1)) == NULL ||
-	    (picked = calloc(nt->jobs, sizeof(*picked))) == NULL)
-		return lb_error_set(err, LB_ENOMEM, "out of memory");
-	for (i = 0; i < nt->n && nt->first_left < nt->jobs; i++) {
-		for (k = 0; k < nt->first_left; k++)
-			if (clients_clash(nt, i, picked[k]))
-				break;
-		if (k < nt->first_left)
-			continue;
-		picked[nt->first_left++] = i;
-		nt->first[i] = 1;
-	}
-	free(picked);
-	if (nt->first_left > 1)
-		crawl_loops_hold(nt->loops);
-	else
-		nt->first_left = 0;
-	return 0;
 }
 
 static int night_resumed(void *arg, size_t c, struct lb_error *err);
@@ -1003,8 +944,6 @@ static int night_end(struct night_run *nr, int rc)
 	struct night *nt = nr->nt;
 
 	night_ungate(nr);
-	if (night_ready_claim(nr))	/* it had no crawl to hand */
-		night_ready_count(nt);
 	build_slot(&nr->building, 0);
 	if (rc == 0)
 		count_client(&nr->r);
@@ -1047,8 +986,7 @@ static int night_stages(struct night_run *nr, struct lb_error *err)
 		if (sg->bit == LB_STAGE_CRAWL && nt->loops != NULL) {
 			/* once added, nr is the loop's (then the resumed
 			 * thread's): what follows the call is decided before */
-			int gated = nr->gated, ready = night_ready_claim(nr);
-			int added;
+			int gated = nr->gated, added;
 
 			crawl_opts(r, &nr->co, &nr->terms);
 			nr->co.log_client = 1;
@@ -1061,8 +999,6 @@ static int night_stages(struct night_run *nr, struct lb_error *err)
 						&nr->cerr) == 0;
 			if (gated)
 				gate_give(&nt->setup);
-			if (ready)
-				night_ready_count(nt);
 			if (added)
 				return SCHED_LATER;
 			relate_terms_free(nr->terms);
@@ -1316,8 +1252,7 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 			}
 			if (crawl_loops_new(cfg, night_loops(&nt),
 					    opts->no_rate_limit, &nt.conns,
-					    &nt.loops, err) < 0 ||
-			    night_first_wave(&nt, err) < 0)
+					    &nt.loops, err) < 0)
 				goto out;
 		}
 		log_info("%zu clients, %u at once (%u builds, %u transfers in "
@@ -1330,7 +1265,6 @@ out:
 	log_stage("linkbot");
 	crawl_loops_free(nt.loops);	/* every crawl has ended */
 	free(nt.runs);
-	free(nt.first);
 	if (sems) {
 		sem_destroy(&nt.conns);
 		pthread_cond_destroy(&nt.builds.start);
