@@ -84,7 +84,9 @@ void crawl_global_init(void);
  * night's politeness unchanged (docs/crawl.md, "many clients"). conn_slots
  * is the night's cap on transfers in flight (may be NULL).
  * crawl_loops_add() hands a client's crawl (what crawl_client() does) to
- * the loop with the fewest crawls and returns at once; ended(arg, rc) is
+ * the loop with the fewest crawls and returns at once, once it did on
+ * the caller's thread what needs no network (the corpus's run, the
+ * quarantine: a few ms of file work, not the loop's); ended(arg, rc) is
  * then called on that loop's thread once the crawl is over (rc as
  * crawl_client()'s, err set when -1); client, corpus, opts, stats and err
  * must live until then, and nothing else may use the corpus meanwhile.

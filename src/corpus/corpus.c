@@ -12,10 +12,15 @@
  * (NORMAL can lose the last commits on a power cut, not on a killed
  * process; the next run refetches those pages.)
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -24,6 +29,7 @@
 #include "linkbot/fsutil.h"
 #include "linkbot/layout.h"
 #include "linkbot/log.h"
+#include "linkbot/wait.h"
 
 #define SCHEMA_VERSION 1
 #define CORPUS_BATCH 256	/* writes in one transaction at most */
@@ -222,23 +228,6 @@ static int step_done(struct lb_corpus *c, sqlite3_stmt *s,
  * without it reads and writes this one, leaving terms that no longer go
  * with the doc, which stored_terms() then ignores) gets it.
  */
-static int add_terms_column(struct lb_corpus *c, char **errmsg)
-{
-	sqlite3_stmt *s = NULL;
-	int has = 0;
-
-	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM pragma_table_info('url')"
-			       " WHERE name = 'terms'", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return -1;
-	has = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	if (has)
-		return 0;
-	return sqlite3_exec(c->db, "ALTER TABLE url ADD COLUMN terms BLOB",
-			    NULL, NULL, errmsg) == SQLITE_OK ? 0 : -1;
-}
-
 /*
  * A doc's terms (doc.h) are stored after a digest of the doc's JSON as
  * stored beside them: read back, they are the doc's only if the JSON
@@ -299,6 +288,157 @@ static void load_terms(const unsigned char *b, size_t len, const char *json,
 	doc->terms_len = len - TERMS_DIGEST;
 }
 
+/*
+ * A new corpus is a copy of an empty one. Created by SQLite in place, a
+ * corpus costs ~6 fsyncs and ~1-2 ms of CPU before its first request (the
+ * switch to WAL is a rollback-journal commit: journal, directory, journal,
+ * file; then the WAL's creation: its header, the directory), and a night
+ * of 1,000 new clients spent seconds there with its clients' first
+ * requests waiting (bench/RESULTS.md, "the first requests"). So the
+ * process builds the empty corpus once (SQLite, the same statements,
+ * without syncs: a private file, read back and deleted) and writes each
+ * new one from those bytes: a file written under a private name, synced
+ * once, then linked to the corpus's name, which it takes only if no
+ * corpus is there (link() never replaces one). A killed process leaves no
+ * half corpus: at worst a private file, which is deleted or never read.
+ * Then corpus_open() goes on as for any corpus (its WAL's creation syncs
+ * it and the directory, the link with it). Not for a corpus that has a
+ * WAL or a journal beside it (SQLite's to read), nor when the template
+ * could not be built: then SQLite creates it as before.
+ */
+static pthread_mutex_t tmpl_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *tmpl;		/* the empty corpus's bytes, tmpl_len of them */
+static size_t tmpl_len;
+static int tmpl_tried;
+
+static int schema_create(sqlite3 *db, char **errmsg);
+
+/* Builds the template at `scratch` (a private name); 0 or -1. */
+static int tmpl_build(const char *scratch)
+{
+	sqlite3 *db = NULL;
+	struct lb_error rerr;
+	char *errmsg = NULL, *data = NULL, side[4200];
+	size_t len = 0;
+	int ok;
+
+	unlink(scratch);
+	ok = sqlite3_open_v2(scratch, &db, SQLITE_OPEN_READWRITE |
+			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			     NULL) == SQLITE_OK &&
+	     sqlite3_exec(db, "PRAGMA synchronous=OFF;"
+			  "PRAGMA journal_mode=WAL;", NULL, NULL,
+			  NULL) == SQLITE_OK &&
+	     schema_create(db, &errmsg) == 0;
+	sqlite3_free(errmsg);
+	/* the last close folds the WAL in and deletes it */
+	if (sqlite3_close(db) != SQLITE_OK)
+		ok = 0;
+	snprintf(side, sizeof(side), "%s-wal", scratch);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", scratch);
+	unlink(side);
+	lb_error_init(&rerr);
+	if (ok && lb_file_read(scratch, (size_t)1 << 20, &data, &len,
+			       &rerr) == 0 && len > 0) {
+		tmpl = data;
+		tmpl_len = len;
+	} else {
+		free(data);
+	}
+	unlink(scratch);
+	return tmpl != NULL ? 0 : -1;
+}
+
+/* Writes the empty corpus at path if none is there; 0 when it did, 1 if
+ * SQLite is to create it (or open what is there), -1 on an error. */
+static int tmpl_create(const char *path, struct lb_error *err)
+{
+	char *tmp, side[4200];
+	size_t n = strlen(path) + 64, off;
+	struct stat sb;
+	int fd, rc = -1, r;
+
+	snprintf(side, sizeof(side), "%s-wal", path);
+	if (strlen(path) > 4000 || lstat(path, &sb) == 0 ||
+	    errno != ENOENT || lstat(side, &sb) == 0)
+		return 1;
+	snprintf(side, sizeof(side), "%s-journal", path);
+	if (lstat(side, &sb) == 0)
+		return 1;
+	if ((tmp = malloc(n)) == NULL)
+		return lb_error_set(err, LB_ENOMEM, "out of memory");
+	snprintf(tmp, n, "%s.%ld.%lx.new", path, (long)getpid(),
+		 (unsigned long)pthread_self());
+	pthread_mutex_lock(&tmpl_mu);
+	if (!tmpl_tried) {
+		tmpl_tried = 1;
+		if (tmpl_build(tmp) < 0)
+			log_warnx("%s: cannot build an empty corpus to copy; "
+				  "SQLite creates each", path);
+	}
+	pthread_mutex_unlock(&tmpl_mu);
+	if (tmpl == NULL) {
+		free(tmp);
+		return 1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		       0644)) < 0) {
+		lb_error_errno(err, LB_ESTATE, "cannot create '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	for (off = 0; off < tmpl_len;) {
+		ssize_t w = write(fd, tmpl + off, tmpl_len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			lb_error_errno(err, LB_ESTATE, "cannot write '%s'",
+				       tmp);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	lb_wait_begin();
+	r = fdatasync(fd);
+	lb_wait_end();
+	if (r < 0) {
+		lb_error_errno(err, LB_ESTATE, "cannot sync '%s'", tmp);
+		goto out;
+	}
+	/* one appeared meanwhile (EEXIST): it is opened; a file system
+	 * without hard links: SQLite creates it */
+	rc = link(tmp, path) == 0 ? 0 : 1;
+out:
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* The schema in one transaction (a new corpus's, or an older one's
+ * upgrade); 0 or -1 with *errmsg. */
+static int schema_create(sqlite3 *db, char **errmsg)
+{
+	sqlite3_stmt *s = NULL;
+	int has = 0;
+
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, errmsg) != SQLITE_OK ||
+	    sqlite3_exec(db, schema, NULL, NULL, errmsg) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('url')"
+			       " WHERE name = 'terms'", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	has = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	if (!has && sqlite3_exec(db, "ALTER TABLE url ADD COLUMN terms BLOB",
+				 NULL, NULL, errmsg) != SQLITE_OK)
+		return -1;
+	return sqlite3_exec(db, "PRAGMA user_version=1; COMMIT", NULL, NULL,
+			    errmsg) == SQLITE_OK ? 0 : -1;
+}
+
 int corpus_open(const char *state_dir, const char *client_id,
 		struct lb_corpus **out, struct lb_error *err)
 {
@@ -319,7 +459,7 @@ int corpus_open(const char *state_dir, const char *client_id,
 		lb_error_set(err, LB_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (lb_mkdirs(dir, err) < 0)
+	if (lb_mkdirs(dir, err) < 0 || tmpl_create(c->path, err) < 0)
 		goto fail;
 	if (sqlite3_open_v2(c->path, &c->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -353,11 +493,7 @@ int corpus_open(const char *state_dir, const char *client_id,
 			     SCHEMA_VERSION);
 		goto fail;
 	}
-	if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, &errmsg) != SQLITE_OK ||
-	    sqlite3_exec(c->db, schema, NULL, NULL, &errmsg) != SQLITE_OK ||
-	    add_terms_column(c, &errmsg) < 0 ||
-	    sqlite3_exec(c->db, "PRAGMA user_version=1; COMMIT", NULL, NULL,
-			 &errmsg) != SQLITE_OK) {
+	if (schema_create(c->db, &errmsg) < 0) {
 		lb_error_set(err, LB_ESTATE, "%s: cannot create the schema: "
 			     "%s", c->path, errmsg ? errmsg : "?");
 		goto fail;

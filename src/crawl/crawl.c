@@ -1921,10 +1921,11 @@ static void crawl_release(struct crawl *c)
  * thread of the night (loop.c) for many crawls on one fetcher, so that a
  * few threads crawl every client of a night.
  */
-int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
-		struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
-		struct lb_crawl_stats *stats, struct fetcher *f,
-		struct crawl **out, struct lb_error *err)
+int crawl_prepare(const struct lb_config *cfg,
+		  const struct lb_client *client, struct lb_corpus *corpus,
+		  const struct lb_crawl_opts *opts,
+		  struct lb_crawl_stats *stats, struct crawl **out,
+		  struct lb_error *err)
 {
 	struct crawl *c;
 	int skip = 0;
@@ -1943,7 +1944,6 @@ int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
 	c->err = err;
 	c->sources_ok = 1;
 	c->force = opts->force;
-	c->f = f;
 	c->own.done = on_done;
 	c->own.arg = c;
 	c->own.log_name = opts->log_client ? client->id : NULL;
@@ -1976,8 +1976,7 @@ int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
 		c->side = 1;
 		c->phase = PH_PAGES;
 		c->cutoff = opts->force ? INT64_MAX : c->now - c->now % 86400;
-		return read_urls_file(c, opts->urls_file) < 0 ||
-		       crawl_pages(c) < 0 ? -1 : 0;
+		return 0;
 	}
 	if (corpus_run_begin(corpus, c->now, opts->force, &skip, &c->cutoff,
 			     err) < 0)
@@ -1989,7 +1988,33 @@ int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
 		return 0;
 	}
 	c->force = corpus_run_forced(corpus);
+	return 0;
+}
+
+int crawl_start(struct crawl *c, struct fetcher *f, int prepared)
+{
+	c->f = f;
+	q_fault = getenv("LINKBOT_FAULT_EXTRACT");	/* this thread's */
+	if (prepared < 0)
+		return -1;
+	if (c->side)
+		return read_urls_file(c, c->opts->urls_file) < 0 ||
+		       crawl_pages(c) < 0 ? -1 : 0;
+	if (c->phase == PH_DONE)
+		return 0;
 	return read_sources(c);
+}
+
+int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
+		struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
+		struct lb_crawl_stats *stats, struct fetcher *f,
+		struct crawl **out, struct lb_error *err)
+{
+	int rc = crawl_prepare(cfg, client, corpus, opts, stats, out, err);
+
+	if (*out == NULL)
+		return -1;
+	return crawl_start(*out, f, rc);
 }
 
 int crawl_pending(const struct crawl *c)

@@ -305,6 +305,19 @@ int crawl_begin(const struct lb_config *cfg, const struct lb_client *client,
 		struct lb_corpus *corpus, const struct lb_crawl_opts *opts,
 		struct lb_crawl_stats *stats, struct fetcher *f,
 		struct crawl **out, struct lb_error *err);
+/*
+ * crawl_begin() in two: crawl_prepare() does what needs no fetcher (the
+ * quarantine, the patterns, the corpus's run: the file work), on any
+ * thread; crawl_start() then queues the first requests on f, on f's
+ * thread, given what crawl_prepare() returned (-1: it only sets f, for
+ * crawl_end()). *out is set as crawl_begin() sets it.
+ */
+int crawl_prepare(const struct lb_config *cfg,
+		  const struct lb_client *client, struct lb_corpus *corpus,
+		  const struct lb_crawl_opts *opts,
+		  struct lb_crawl_stats *stats, struct crawl **out,
+		  struct lb_error *err);
+int crawl_start(struct crawl *c, struct fetcher *f, int prepared);
 int crawl_pending(const struct crawl *c);
 int crawl_advance(struct crawl *c);
 int crawl_end(struct crawl *c, int rc);

@@ -15,7 +15,8 @@
  * cheapest, 43-56 us a request against 75-94 us. So the night runs
  * crawl_loops(): `n` threads, each driving one fetcher; a client's crawl
  * goes to the loop with the fewest crawls, and is driven there in steps
- * (crawl.c: crawl_begin(), crawl_advance() each time its requests are
+ * (crawl.c: crawl_prepare() on the client's thread when it is handed,
+ * crawl_start(), crawl_advance() each time its requests are
  * all answered, crawl_end()).
  *
  * Politeness is the fetcher's, unchanged: hosts are per fetcher and the
@@ -77,6 +78,7 @@ struct loop_crawl {
 	crawl_ended_fn ended;
 	void *arg;
 	struct crawl *c;
+	int prepared;			/* crawl_prepare()'s return */
 	struct loop_crawl *next;
 };
 
@@ -180,9 +182,8 @@ static void *loop_run(void *arg)
 		while ((k = in) != NULL) {	/* begin, in the order given */
 			in = k->next;
 			log_client(k->client->id);
-			if (crawl_begin(l->ls->cfg, k->client, k->corpus,
-					k->opts, k->stats, l->f, &k->c,
-					k->err) < 0) {
+			if (k->c == NULL ||
+			    crawl_start(k->c, l->f, k->prepared) < 0) {
 				loop_end(l, k, -1);
 				continue;
 			}
@@ -314,6 +315,10 @@ int crawl_loops_add(struct crawl_loops *ls, const struct lb_client *client,
 	k->err = err;
 	k->ended = ended;
 	k->arg = arg;
+	/* the file work here, on the client's thread; its failure is the
+	 * loop's to report, as crawl_begin()'s was */
+	k->prepared = crawl_prepare(ls->cfg, client, corpus, opts, stats,
+				    &k->c, err);
 	pthread_mutex_lock(&ls->mu);
 	l = &ls->loop[0];
 	for (i = 1; i < ls->n; i++)

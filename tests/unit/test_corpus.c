@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -420,6 +421,111 @@ static void test_outcomes(void **state)
 	assert_int_equal(corpus_remove(c, "http://h/new", &err), 0);
 	assert_int_equal(corpus_count(c), 0);
 	corpus_free(c);
+}
+
+/* "SELECT ... FROM sqlite_master", user_version and journal_mode of a
+ * corpus file, as one string */
+static void db_shape(const char *path, char *out, size_t size)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t n = 0;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					 NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT type || name || "
+		"tbl_name || coalesce(sql, '') FROM sqlite_master ORDER BY name",
+		-1, &s, NULL), SQLITE_OK);
+	out[0] = '\0';
+	while (sqlite3_step(s) == SQLITE_ROW)
+		n += (size_t)snprintf(out + n, size - n, "%s\n",
+				      sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n += (size_t)snprintf(out + n, size - n, "v%d\n",
+			      sqlite3_column_int(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	/* the header's WAL bytes (18, 19): 2 in WAL mode */
+	{
+		FILE *f = fopen(path, "rb");
+		unsigned char h[20];
+		assert_non_null(f);
+		assert_int_equal(fread(h, 1, 20, f), 20);
+		fclose(f);
+		snprintf(out + n, size - n, "w%d%d\n", h[18], h[19]);
+	}
+}
+
+/*
+ * A new corpus is written from the process's empty one (corpus.c,
+ * tmpl_create()): the same tables, version and WAL mode as one that SQLite
+ * creates itself (a journal file beside a missing corpus leaves it to
+ * SQLite), and nothing else left in the client's directory.
+ */
+static void test_new_corpus(void **state)
+{
+	struct lb_corpus *c = NULL;
+	struct lb_error err;
+	char a[4096], b[4096], p[600];
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+	int files = 0;
+
+	(void)state;
+	lb_error_init(&err);
+	c = open_c();	/* "client": from the template */
+	corpus_free(c);
+	snprintf(p, sizeof(p), "%s/client", dir);
+	assert_non_null(d = opendir(p));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' &&
+		    strcmp(e->d_name, "corpus.sqlite") != 0)
+			files++;
+	closedir(d);
+	assert_int_equal(files, 0);	/* no private file left */
+	snprintf(p, sizeof(p), "%s/sqlite", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/sqlite/corpus.sqlite-journal", dir);
+	assert_non_null(f = fopen(p, "w"));	/* empty: not hot */
+	fclose(f);
+	assert_int_equal(corpus_open(dir, "sqlite", &c, &err), 0);
+	corpus_free(c);
+	snprintf(p, sizeof(p), "%s/client/corpus.sqlite", dir);
+	db_shape(p, a, sizeof(a));
+	snprintf(p, sizeof(p), "%s/sqlite/corpus.sqlite", dir);
+	db_shape(p, b, sizeof(b));
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "v1\nw22\n"));
+	/* a second open finds it and keeps what it holds */
+	c = open_c();
+	put(c, "https://a.example/x", NULL, "https://a.example/x", "X", "s",
+	    1000);
+	corpus_free(c);
+	c = open_c();
+	{
+		int64_t day = 20000 * (int64_t)DAY, cutoff;
+		int skip;
+		assert_int_equal(corpus_run_begin(c, day, 0, &skip, &cutoff,
+						  &err), 0);
+	}
+	corpus_free(c);
+	snprintf(p, sizeof(p), "%s/client/corpus.sqlite", dir);
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *s = NULL;
+		assert_int_equal(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY,
+						 NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM "
+			"url", -1, &s, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(s, 0), 1);
+		sqlite3_finalize(s);
+		sqlite3_close(db);
+	}
 }
 
 static void test_runs(void **state)
@@ -916,6 +1022,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_terms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_corpus, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_through_store, setup,
 						teardown),
