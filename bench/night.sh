@@ -58,8 +58,12 @@ trap '[ -z "$LOADPID" ] || kill "$LOADPID" 2>/dev/null; origin_stop; rm -rf "$WO
 
 # run DIR ARGS...: linkbot run, prints "WALL CPU MAXRSS_MIB START"
 # (START: the wall clock at its start); DIR/cpu.log gets linkbot's CPU
-# seconds every 0.25 s ("CLOCK CPU"), to split the night's CPU at the
-# origin's last request (the tail: every build and publish)
+# seconds every 0.25 s and the machine's, from /proc/stat ("CLOCK CPU
+# IDLE IOWAIT BUSY": seconds of all cores idle, waiting for I/O, busy), to
+# split the night's CPU at the origin's last request (the tail: every
+# build and publish) and to say who had the cores in the tail: linkbot,
+# other processes (a shared machine's neighbours, the kernel's writeback
+# threads), or nobody (idle: linkbot had fewer runnable threads than cores)
 run() {
 	local dir=$1
 	shift
@@ -72,7 +76,11 @@ with open(sys.argv[1], "w") as log, open(sys.argv[2], "w") as cpu:
     while p.poll() is None:
         try:
             f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
-            cpu.write(f"{time.time():.3f} {(int(f[11]) + int(f[12])) / hz:.2f}\n")
+            m = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+            # user nice system idle iowait irq softirq steal ...
+            cpu.write(f"{time.time():.3f} {(int(f[11]) + int(f[12])) / hz:.2f} "
+                      f"{m[3] / hz:.2f} {m[4] / hz:.2f} "
+                      f"{(sum(m[:8]) - m[3] - m[4]) / hz:.2f}\n")
         except OSError:
             pass
         time.sleep(0.25)
@@ -189,12 +197,23 @@ print(f"   CPU: {cpu:.1f} s ({cpu / max(len(starts), 1) * 1000:.0f} ms a site), 
       f"peak RSS: {rss:.0f} MiB (target < 2048)")
 # the tail: from the origin's last request to the end of the night
 samples = [tuple(map(float, l.split())) for l in open(cpulog) if l.strip()]
-at_last = max((c for (t, c) in samples if t <= last), default=0.0)
+at_last = max((s[1] for s in samples if s[0] <= last), default=0.0)
 print(f"   tail after the last request: {start + wall - last:.1f} s; linkbot's "
       f"CPU until it {at_last:.1f} s, in the tail {cpu - at_last:.1f} s "
       f"({(cpu - at_last) / max(len(starts), 1) * 1000:.1f} ms a site); "
       f"until it {at_last / max(sum(map(len, starts.values())), 1) * 1000:.3f} "
       f"ms a request")
+# who had the cores in the tail: the samples from the last at or before
+# the origin's last request to the last one (~0.25 s short of the end)
+tail = [s for s in samples if len(s) == 5 and s[0] >= last]
+before = [s for s in samples if len(s) == 5 and s[0] <= last]
+if before and tail and tail[-1][0] - before[-1][0] > 0.5:
+    a, b = before[-1], tail[-1]
+    span = b[0] - a[0]
+    lb, idle, iow, busy = (b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4])
+    print(f"   the cores in the tail ({span:.1f} s sampled): linkbot "
+          f"{lb / span:.2f}, other processes {max(busy - lb, 0) / span:.2f}, "
+          f"idle {idle / span:.2f} (+ waiting for I/O {iow / span:.2f})")
 # nginx stamps a request with its cached clock (from its last wake-up):
 # on a loaded machine a start read from its log may be tens of ms off, so
 # a short interval here is not the fetcher's (tcpdump on lo showed every
