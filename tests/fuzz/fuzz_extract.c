@@ -5,7 +5,8 @@
  * iconv paths are fuzzed too); the rest is the page. Besides the
  * sanitizers' verdict, the doc's contract is checked: every string valid
  * UTF-8, never empty, within its cap; the text within X_MAX_TEXT; the URL
- * fields consistent.
+ * fields consistent; the doc read back from its stored JSON
+ * (lb_doc_from_json: the direct reader) is the same doc.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,9 +20,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *cs;
-	struct lb_doc doc;
+	struct lb_doc doc, back;
 	struct lb_error err;
-	char *json;
+	char *json, *again;
 	size_t i;
 
 	cs = fuzz_charset(&data, &size);
@@ -51,7 +52,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json = lb_doc_to_json(&doc, 1, 1);
 	if (json == NULL)
 		abort();
+	if (lb_doc_from_json(json, &back, &err) < 0)
+		abort();
 	free(json);
+	json = lb_doc_to_json(&doc, 1, 0);
+	again = lb_doc_to_json(&back, 1, 0);
+	if (json == NULL || again == NULL || strcmp(json, again) != 0) {
+		fprintf(stderr, "stored doc read back differs:\n  %.300s\n"
+			"  %.300s\n", json, again ? again : "(null)");
+		abort();
+	}
+	free(json);
+	free(again);
+	lb_doc_release(&back);
 	lb_doc_release(&doc);
 	return 0;
 }
