@@ -717,71 +717,6 @@ static void slots_give(struct cpu_slots *c)
 }
 
 /*
- * The night's setup gate: at most `free` clients open their corpus at
- * once, the others wait in the order they came (the order the scheduler
- * started them), each on its own condition variable (no herd). Opening a
- * corpus is a few fsyncs and a millisecond or two of CPU; 1,000 client
- * threads doing it at once made 1,000 runnable threads on two cores, and
- * every loop thread preempted meanwhile waited behind them (seconds): the
- * hosts' first requests left 2-4 s apart (bench/RESULTS.md, "the first
- * requests"). Through the gate a client's crawl starts soon after its
- * turn, in order, while the loops keep the CPU they need. The state
- * store's download (a wait on the network) stays outside the gate.
- */
-struct gate_waiter {
-	pthread_cond_t cv;
-	int go;
-	struct gate_waiter *next;
-};
-
-struct gate {
-	pthread_mutex_t mu;
-	unsigned free;
-	struct gate_waiter *head, *tail;
-};
-
-static void gate_take(struct gate *g)
-{
-	struct gate_waiter w;
-
-	pthread_mutex_lock(&g->mu);
-	if (g->free > 0 && g->head == NULL) {
-		g->free--;
-		pthread_mutex_unlock(&g->mu);
-		return;
-	}
-	pthread_cond_init(&w.cv, NULL);
-	w.go = 0;
-	w.next = NULL;
-	if (g->tail != NULL)
-		g->tail->next = &w;
-	else
-		g->head = &w;
-	g->tail = &w;
-	while (!w.go)
-		pthread_cond_wait(&w.cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-	pthread_cond_destroy(&w.cv);
-}
-
-/* The place goes to the first waiter, else back to the gate. */
-static void gate_give(struct gate *g)
-{
-	struct gate_waiter *w;
-
-	pthread_mutex_lock(&g->mu);
-	if ((w = g->head) != NULL) {
-		if ((g->head = w->next) == NULL)
-			g->tail = NULL;
-		w->go = 1;
-		pthread_cond_signal(&w->cv);
-	} else {
-		g->free++;
-	}
-	pthread_mutex_unlock(&g->mu);
-}
-
-/*
  * The night: what every client's run shares. With jobs > 1 the clients
  * run at once (sched.c), each with its own store handles, stats and
  * report; they share the caps (transfers in flight, builds at once) and
@@ -805,7 +740,6 @@ struct night {
 	struct cpu_slots builds;	/* builds and publishes at once */
 	pthread_mutex_t hubspot;	/* one sync at a time: clients may
 					   share a HubSpot account's limits */
-	struct gate setup;		/* corpus opens at once (jobs > 1) */
 	struct crawl_loops *loops;	/* the crawls (jobs > 1), else NULL */
 	struct night_run **runs;	/* per client in flight with loops */
 };
@@ -915,17 +849,7 @@ struct night_run {
 	struct lb_error cerr;
 	struct relate_terms *terms;
 	int crc;
-	int gated;			/* holds a place of nt->setup */
 };
-
-/* The setup is over (its crawl handed, or none): the gate's place goes. */
-static void night_ungate(struct night_run *nr)
-{
-	if (nr->gated) {
-		nr->gated = 0;
-		gate_give(&nr->nt->setup);
-	}
-}
 
 static int night_resumed(void *arg, size_t c, struct lb_error *err);
 
@@ -943,7 +867,6 @@ static int night_end(struct night_run *nr, int rc)
 {
 	struct night *nt = nr->nt;
 
-	night_ungate(nr);
 	build_slot(&nr->building, 0);
 	if (rc == 0)
 		count_client(&nr->r);
@@ -977,29 +900,18 @@ static int night_stages(struct night_run *nr, struct lb_error *err)
 		if (!(nt->which & sg->bit) ||
 		    (sg->bit == LB_STAGE_HUBSPOT && !uses_hubspot(r->cl)))
 			continue;
-		if (sg->bit != LB_STAGE_CRAWL || nt->loops == NULL)
-			night_ungate(nr);	/* no crawl handed */
 		build_slot(&nr->building, (sg->bit & (LB_STAGE_BUILD |
 						      LB_STAGE_PUBLISH)) != 0);
 		log_stage(sg->name);
 		clock_gettime(CLOCK_MONOTONIC, &nr->t0);
 		if (sg->bit == LB_STAGE_CRAWL && nt->loops != NULL) {
-			/* once added, nr is the loop's (then the resumed
-			 * thread's): what follows the call is decided before */
-			int gated = nr->gated, added;
-
 			crawl_opts(r, &nr->co, &nr->terms);
 			nr->co.log_client = 1;
 			memset(&nr->cs, 0, sizeof(nr->cs));
 			lb_error_init(&nr->cerr);
-			nr->gated = 0;
-			added = crawl_loops_add(nt->loops, r->cl, r->corpus,
-						&nr->co, &nr->cs,
-						night_crawled, nr,
-						&nr->cerr) == 0;
-			if (gated)
-				gate_give(&nt->setup);
-			if (added)
+			if (crawl_loops_add(nt->loops, r->cl, r->corpus,
+					    &nr->co, &nr->cs, night_crawled,
+					    nr, &nr->cerr) == 0)
 				return SCHED_LATER;
 			relate_terms_free(nr->terms);
 			lb_error_set(err, nr->cerr.code, "%s", nr->cerr.msg);
@@ -1084,10 +996,6 @@ static int night_client(void *arg, size_t c, struct lb_error *err)
 	    (corpus_pull(nr->ss, cfg->state_dir, r->cl->id, err) < 0 ||
 	     state_links(r, nr->ss, 0, err) < 0))
 		return night_end(nr, -1);
-	if (nt->need_corpus && nt->jobs > 1) {
-		gate_take(&nt->setup);	/* given back with the crawl */
-		nr->gated = 1;
-	}
 	if (nt->need_corpus &&
 	    corpus_open(cfg->state_dir, r->cl->id, &r->corpus, err) < 0)
 		return night_end(nr, -1);
@@ -1153,19 +1061,6 @@ static unsigned night_loops(const struct night *nt)
 	if (n > NIGHT_LOOPS_MAX)
 		n = NIGHT_LOOPS_MAX;
 	return n < nt->jobs ? n : nt->jobs;
-}
-
-/*
- * Corpus opens at once in a night (the setup gate): enough to overlap
- * their fsyncs, few enough that the loops are not preempted behind them.
- */
-#define NIGHT_SETUPS_PER_CORE 4
-
-static unsigned night_setups(void)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return (cores > 0 ? (unsigned)cores : 1) * NIGHT_SETUPS_PER_CORE;
 }
 
 /* Clients at once, builds at once: the option, else the config. */
@@ -1241,8 +1136,6 @@ int pipeline_run(const struct lb_config *cfg, unsigned which,
 		pthread_cond_init(&nt.builds.start, NULL);
 		pthread_cond_init(&nt.builds.resume, NULL);
 		nt.builds.free = builds;
-		pthread_mutex_init(&nt.setup.mu, NULL);
-		nt.setup.free = night_setups();
 		sems = 1;
 		if (which & LB_STAGE_CRAWL) {
 			if ((nt.runs = calloc(nt.n, sizeof(*nt.runs))) ==
@@ -1272,7 +1165,6 @@ out:
 		pthread_mutex_destroy(&nt.builds.mu);
 		pthread_mutex_destroy(&nt.mu);
 		pthread_mutex_destroy(&nt.hubspot);
-		pthread_mutex_destroy(&nt.setup.mu);
 	}
 	for (c = 0; nt.hosts != NULL && c < nt.n; c++)
 		lb_strlist_release(&nt.hosts[c]);
